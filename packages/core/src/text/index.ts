@@ -1,0 +1,1 @@
+export type { Analyzer } from './analyzer.js';
