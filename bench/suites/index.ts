@@ -1,4 +1,6 @@
 import type { BenchSuite } from '../report.js';
+import { keywordSuite } from './keyword.js';
+import { vectorSuite } from './vector.js';
 
 /** Every suite `pnpm bench` runs, in order. */
-export const suites: BenchSuite[] = [];
+export const suites: BenchSuite[] = [keywordSuite, vectorSuite];

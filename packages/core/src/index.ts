@@ -3,4 +3,7 @@ export * from './model/index.js';
 export * from './text/index.js';
 export * from './filter/index.js';
 export * from './retriever/index.js';
+export * from './keyword/index.js';
 export * from './vector/index.js';
+export * from './fusion/index.js';
+export * from './eval/index.js';

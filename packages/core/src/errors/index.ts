@@ -1,5 +1,8 @@
-export { ZerdaError, type ZerdaErrorOptions } from './zerda-error.js';
-export { InvalidArgumentError } from './invalid-argument-error.js';
-export { ChunkValidationError, type ChunkProblem } from './chunk-validation-error.js';
-export { IndexFormatError } from './index-format-error.js';
 export { AbortedError, throwIfAborted } from './aborted-error.js';
+export { BackendError } from './backend-error.js';
+export { type ChunkProblem, ChunkValidationError } from './chunk-validation-error.js';
+export { FilterError } from './filter-error.js';
+export { IndexFormatError } from './index-format-error.js';
+export { InvalidArgumentError } from './invalid-argument-error.js';
+export { RetrievalError } from './retrieval-error.js';
+export { ZerdaError, type ZerdaErrorOptions } from './zerda-error.js';

@@ -1,8 +1,50 @@
-// Placeholder until the filter language lands.
-/** A filter in Zerda's Mongo-style filter language, as the user writes it. */
-export type FilterInput = Record<string, unknown>;
-/** How a backend takes filters natively. */
-export interface FilterConvention {
-  /** The search option the backend reads, for example 'where' or 'filter'. */
-  readonly option: string;
-}
+// The filter language: one Mongo-style language, parsed and validated once, with one reference
+// semantics, and the conventions through which each backend takes the part it can evaluate.
+
+export {
+  type ChromaFilterConventionOptions,
+  type ChromaWhere,
+  chromaFilterConvention,
+  createChromaFilterConvention,
+} from './chroma-convention.js';
+export { compileFilter, evaluateFilter, readField } from './evaluate-filter.js';
+export { faissFilterConvention, matchesDocIdFilter } from './faiss-convention.js';
+export type { FilterConvention } from './filter-convention.js';
+export { isFilterNode } from './nodes.js';
+export { parseFilter } from './parse-filter.js';
+export {
+  createPineconeFilterConvention,
+  type PineconeFilter,
+  type PineconeFilterConventionOptions,
+  pineconeFilterConvention,
+} from './pinecone-convention.js';
+export {
+  type FilterTarget,
+  type ResolvedFilter,
+  type ResolveFilterOptions,
+  resolveFilter,
+} from './resolve-filter.js';
+export { filterFields, serializeFilter } from './serialize-filter.js';
+export type {
+  AndNode,
+  CompareNode,
+  CompareOp,
+  EqualityNode,
+  EqualityOp,
+  ExistsNode,
+  FieldCondition,
+  FieldFilter,
+  FieldNode,
+  FieldOperators,
+  FilterInput,
+  FilterNode,
+  FilterRecord,
+  FilterScalar,
+  InNode,
+  LogicalFilter,
+  NotNode,
+  OrNode,
+  RangeNode,
+  RangeOp,
+} from './types.js';
+export { zerdaFilterConvention } from './zerda-convention.js';

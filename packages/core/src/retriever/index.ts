@@ -9,3 +9,10 @@ export {
   type RetrievedChunks,
   type RetrieveOptions,
 } from './base-retriever.js';
+export { type ChunkSource, MetadataRetriever, type MetadataRetrieverOptions } from './metadata-retriever.js';
+export {
+  type HybridBranch,
+  type HybridFusionMethod,
+  HybridRetriever,
+  type HybridRetrieverOptions,
+} from './hybrid-retriever.js';

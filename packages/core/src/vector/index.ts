@@ -1,4 +1,15 @@
 export type { Embedder } from './embedder.js';
+export {
+  createInMemoryVectorStore,
+  type InMemoryFilterOptions,
+  type InMemorySearchOptions,
+  InMemoryVectorStore,
+  type InMemoryVectorStoreSettings,
+  type InMemoryVectorStoreStats,
+  type VectorQuantization,
+} from './in-memory-vector-store.js';
+export { type KernelPreference, wasmSimdSupported } from './kernels/kernels.js';
+export { selectTopK, type TopK } from './top-k.js';
 export type {
   AddOptions,
   AddResult,

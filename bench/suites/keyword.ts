@@ -1,0 +1,237 @@
+import { create, insert, search as oramaSearch } from '@orama/orama';
+import { type Analyzer, BM25Index } from '@zerda/core';
+import MiniSearch from 'minisearch';
+import winkBM25 from 'wink-bm25-text-search';
+import { SyntheticCorpus, type SyntheticDocument } from '../corpus/synthetic.js';
+import { collectGarbage, formatBytes, meanOverlap, measureBuild, runQueries } from '../lib/measure.js';
+import type { BenchRow, BenchSuite, BenchSuiteOptions } from '../report.js';
+
+const K1 = 1.2;
+const B = 0.75;
+const TOP_K = 10;
+/** Wall-time budget for one system's warm-up and timed queries at one size. */
+const QUERY_BUDGET_MS = 30_000;
+
+/** The synthetic words are lower-case letters separated by single spaces: split, nothing else. */
+const whitespaceAnalyzer: Analyzer = {
+  name: 'whitespace',
+  analyze: (text) => text.split(' '),
+};
+
+interface BuiltSystem {
+  /** Top-10 document ids, best first. */
+  search(query: string): string[] | Promise<string[]>;
+}
+
+interface KeywordSystem {
+  name: string;
+  notes: string;
+  build(documents: SyntheticDocument[]): BuiltSystem | Promise<BuiltSystem>;
+}
+
+/** The libraries compared with Zerda, each configured as plain BM25 over the same tokens. */
+const competitors: KeywordSystem[] = [
+  {
+    name: 'orama',
+    notes:
+      '@orama/orama 3.1.18: default tokenizer (no stemming, no stop words; it keeps each token once per ' +
+      'document, so tf = 1 / distinct terms), relevance k=1.2 b=0.75 d=0. Every query term is expanded ' +
+      'by prefix (exact: true would also make the query AND), so its top 10 differs from textbook BM25.',
+    async build(documents) {
+      const db = create({
+        schema: { text: 'string' } as const,
+        components: { tokenizer: { stemming: false } },
+      });
+      for (const document of documents) {
+        const inserted = insert(db, document);
+        if (inserted instanceof Promise) await inserted;
+      }
+      const relevance = { k: K1, b: B, d: 0 };
+      return {
+        async search(query) {
+          const result = await oramaSearch(db, { term: query, limit: TOP_K, relevance });
+          return result.hits.map((hit) => hit.id);
+        },
+      };
+    },
+  },
+  {
+    name: 'minisearch',
+    notes:
+      'minisearch 7.2.0: whitespace tokenize, no term processing, bm25 k=1.2 b=0.75 d=0, OR queries. ' +
+      'Measures document length in distinct terms; search returns every match, sorted.',
+    build(documents) {
+      const index = new MiniSearch<SyntheticDocument>({
+        fields: ['text'],
+        storeFields: [],
+        tokenize: (text) => text.split(' '),
+        processTerm: (term) => term,
+        searchOptions: { bm25: { k: K1, b: B, d: 0 } },
+      });
+      index.addAll(documents);
+      return {
+        search: (query) =>
+          index
+            .search(query)
+            .slice(0, TOP_K)
+            .map((hit) => String(hit.id)),
+      };
+    },
+  },
+  {
+    name: 'wink-bm25',
+    notes:
+      'wink-bm25-text-search 3.1.2: whitespace prep task, k1=1.2 b=0.75 k=1 (Lucene idf); ' +
+      'consolidate() rounds scores to 4 decimals and the index cannot take documents afterwards.',
+    build(documents) {
+      const engine = winkBM25();
+      engine.defineConfig({ fldWeights: { text: 1 }, bm25Params: { k1: K1, b: B, k: 1 } });
+      engine.definePrepTasks([(text) => text.split(' ')]);
+      for (const document of documents) engine.addDoc({ text: document.text }, document.id);
+      engine.consolidate();
+      return { search: (query) => engine.search(query, TOP_K).map(([id]) => id) };
+    },
+  },
+];
+
+/** Measures Zerda (pushing its rows) and returns its exhaustive top 10 of every query. */
+async function runZerda(
+  size: number,
+  documents: SyntheticDocument[],
+  queries: string[],
+  options: BenchSuiteOptions,
+  rows: BenchRow[],
+): Promise<string[][]> {
+  const { log } = options;
+  const zerdaBuild = await measureBuild(() => {
+    const index = new BM25Index({ analyzer: whitespaceAnalyzer, k1: K1, b: B });
+    index.add(documents);
+    return index;
+  });
+  const index = zerdaBuild.value;
+  log(`  zerda: built in ${(zerdaBuild.ms / 1000).toFixed(2)} s, ${formatBytes(zerdaBuild.bytes)}`);
+  const exhaustive = await runQueries(
+    queries,
+    (query) => index.search(query, TOP_K, { exhaustive: true }).map((hit) => hit.id),
+    {},
+  );
+  const pruned = await runQueries(queries, (query) => index.search(query, TOP_K).map((hit) => hit.id), {
+    budgetMs: QUERY_BUDGET_MS,
+  });
+  const zerdaNotes = `BM25 k1=${K1} b=${B}, whitespace analyser (same tokens as the others)`;
+  if (!options.skip.includes('zerda')) {
+    rows.push({
+      suite: 'keyword',
+      system: 'zerda',
+      size,
+      buildMs: zerdaBuild.ms,
+      memoryBytes: zerdaBuild.bytes,
+      p50Ms: pruned.p50,
+      p99Ms: pruned.p99,
+      qps: pruned.qps,
+      quality: { top10Overlap: meanOverlap(pruned.results, exhaustive.results) },
+      notes: `${zerdaNotes}; MaxScore-pruned exact top-k${budgetNote(pruned, queries.length)}`,
+    });
+    rows.push({
+      suite: 'keyword',
+      system: 'zerda exhaustive',
+      size,
+      p50Ms: exhaustive.p50,
+      p99Ms: exhaustive.p99,
+      qps: exhaustive.qps,
+      quality: { top10Overlap: 1 },
+      notes: `${zerdaNotes}; scores every posting (same index as 'zerda'): the reference for top10Overlap`,
+    });
+  }
+  log(
+    `  zerda: p50 ${pruned.p50.toFixed(2)} ms (exhaustive ${exhaustive.p50.toFixed(2)} ms) over ${pruned.timed} queries`,
+  );
+
+  return exhaustive.results;
+}
+
+async function runSize(
+  size: number,
+  options: BenchSuiteOptions,
+  corpus: SyntheticCorpus,
+): Promise<BenchRow[]> {
+  const { log } = options;
+  const rows: BenchRow[] = [];
+  const started = performance.now();
+  const documents = corpus.documents(size);
+  const queries = corpus.queries(options.queries);
+  log(
+    `  ${size.toLocaleString('en-US')} documents generated in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
+
+  // Zerda first: its exhaustive search is the reference every overlap is measured against.
+  const reference = await runZerda(size, documents, queries, options, rows);
+
+  for (const system of competitors) {
+    if (options.skip.includes(system.name)) continue;
+    // One function call per system: when it returns, nothing of the system stays reachable
+    // (an async function's frame can keep a loop variable alive), so memory is measured alone.
+    rows.push(await runCompetitor(system, size, documents, queries, reference, options));
+    collectGarbage();
+  }
+  return rows;
+}
+
+async function runCompetitor(
+  system: KeywordSystem,
+  size: number,
+  documents: SyntheticDocument[],
+  queries: string[],
+  reference: string[][],
+  { log }: BenchSuiteOptions,
+): Promise<BenchRow> {
+  log(`  ${system.name}: building...`);
+  const built = await measureBuild(() => system.build(documents));
+  log(
+    `  ${system.name}: built in ${(built.ms / 1000).toFixed(2)} s, ${formatBytes(built.bytes)}; querying...`,
+  );
+  const timed = await runQueries(queries, (query) => built.value.search(query), {
+    budgetMs: QUERY_BUDGET_MS,
+    warmup: Math.min(10, Math.ceil(queries.length / 10)),
+  });
+  log(`  ${system.name}: p50 ${timed.p50.toFixed(2)} ms over ${timed.timed} queries`);
+  return {
+    suite: 'keyword',
+    system: system.name,
+    size,
+    buildMs: built.ms,
+    memoryBytes: built.bytes,
+    p50Ms: timed.p50,
+    p99Ms: timed.p99,
+    qps: timed.qps,
+    quality: { top10Overlap: meanOverlap(timed.results, reference) },
+    notes: `${system.notes}${budgetNote(timed, queries.length)}`,
+  };
+}
+
+function budgetNote(result: { timed: number; truncated: boolean }, total: number): string {
+  return result.truncated
+    ? ` [timed ${result.timed} of ${total} queries: ${QUERY_BUDGET_MS / 1000} s budget per system]`
+    : '';
+}
+
+/**
+ * BM25 at growing corpus sizes: Zerda's BM25Index beside @orama/orama, minisearch and
+ * wink-bm25-text-search, on the synthetic Zipf corpus (whitespace tokens, no stemming, so that
+ * engines are compared rather than analysers). Reports build time, retained memory, top-10
+ * latency (p50, p99), queries per second, and top-10 overlap with Zerda's exhaustive BM25.
+ */
+export const keywordSuite: BenchSuite = {
+  name: 'keyword',
+  defaultSizes: [10_000, 100_000],
+  async run(options) {
+    const corpus = new SyntheticCorpus();
+    const rows: BenchRow[] = [];
+    for (const size of options.sizes) {
+      options.log(`keyword: ${size.toLocaleString('en-US')} documents, ${options.queries} queries`);
+      rows.push(...(await runSize(size, options, corpus)));
+      collectGarbage();
+    }
+    return rows;
+  },
+};

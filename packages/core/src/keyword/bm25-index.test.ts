@@ -1,0 +1,253 @@
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ChunkValidationError, IndexFormatError, InvalidArgumentError } from '../errors/index.js';
+import type { Analyzer } from '../text/index.js';
+import { BM25Index } from './bm25-index.js';
+
+/** A plain analyser, so these tests exercise the index alone. */
+const whitespace: Analyzer = {
+  name: 'test-whitespace',
+  analyze: (text) => text.toLowerCase().split(/\s+/u).filter((term) => term.length > 0 && term !== 'the'),
+};
+
+/** Deterministic pseudo-random numbers (mulberry32). */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Zipf-like words: head words hit most documents, as in real text. */
+function zipfCorpus(seed: number, documents: number, vocabulary = 400): { id: string; text: string }[] {
+  const next = random(seed);
+  const word = () => `w${Math.floor(vocabulary ** next() ** 1.6)}`;
+  return Array.from({ length: documents }, (_, i) => ({
+    id: `doc-${i}`,
+    text: Array.from({ length: 5 + Math.floor(next() * 60) }, word).join(' '),
+  }));
+}
+
+function queries(seed: number, count: number, vocabulary = 400): string[] {
+  const next = random(seed);
+  return Array.from({ length: count }, () =>
+    Array.from({ length: 1 + Math.floor(next() * 6) }, () => `w${Math.floor(vocabulary ** next() ** 1.6)}`).join(' '),
+  );
+}
+
+/** Textbook BM25 computed from scratch for every document: the reference. */
+function referenceBm25(documents: { id: string; text: string }[], query: string, k1: number, b: number) {
+  const analysed = documents.map((d) => whitespace.analyze(d.text));
+  const n = documents.length;
+  const averageLength = analysed.reduce((sum, terms) => sum + terms.length, 0) / n;
+  const df = new Map<string, number>();
+  for (const terms of analysed) for (const term of new Set(terms)) df.set(term, (df.get(term) ?? 0) + 1);
+  const scores = new Map<string, number>();
+  analysed.forEach((terms, i) => {
+    let score = 0;
+    let matched = false;
+    for (const term of whitespace.analyze(query)) {
+      const tf = terms.filter((t) => t === term).length;
+      if (tf === 0) continue;
+      matched = true;
+      const d = df.get(term) as number;
+      const idf = Math.log(1 + (n - d + 0.5) / (d + 0.5));
+      score += (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * terms.length) / averageLength));
+    }
+    if (matched) scores.set((documents[i] as { id: string }).id, score);
+  });
+  return scores;
+}
+
+function expectSameHits(actual: { id: string; score: number }[], expected: { id: string; score: number }[]) {
+  expect(actual.map((hit) => hit.id)).toEqual(expected.map((hit) => hit.id));
+  actual.forEach((hit, i) => expect(hit.score).toBeCloseTo((expected[i] as { score: number }).score, 9));
+}
+
+describe('BM25Index', () => {
+  it('scores exactly as textbook BM25 computed from scratch', () => {
+    const documents = zipfCorpus(1, 300);
+    const index = new BM25Index({ analyzer: whitespace, k1: 1.2, b: 0.75 });
+    index.add(documents);
+    for (const query of queries(2, 40)) {
+      const reference = referenceBm25(documents, query, 1.2, 0.75);
+      const hits = index.search(query, 500, { exhaustive: true });
+      expect(hits.length).toBe(reference.size);
+      for (const hit of hits) expect(hit.score).toBeCloseTo(reference.get(hit.id) as number, 9);
+    }
+  });
+
+  it('returns exactly the top k of the exhaustive scorer when pruning with MaxScore', () => {
+    const documents = zipfCorpus(3, 3000, 2000);
+    const index = new BM25Index({ analyzer: whitespace });
+    // Several batches, so that pruning runs across several segments.
+    for (let i = 0; i < documents.length; i += 700) index.add(documents.slice(i, i + 700));
+    let compared = 0;
+    for (const k of [1, 3, 10, 50]) {
+      for (const query of queries(4, 150, 2000)) {
+        const exhaustive = index.search(query, k, { exhaustive: true });
+        const pruned = index.search(query, k);
+        expect(pruned).toEqual(exhaustive);
+        compared += exhaustive.length;
+      }
+    }
+    expect(compared).toBeGreaterThan(1000);
+  });
+
+  it('after adds, replacements and removals ranks as an index built from scratch', () => {
+    const documents = zipfCorpus(5, 1200);
+    const incremental = new BM25Index({ analyzer: whitespace });
+    for (let i = 0; i < documents.length; i += 37) incremental.add(documents.slice(i, i + 37));
+    // Replace every fifth document, remove every seventh.
+    const replaced = documents.filter((_, i) => i % 5 === 0).map((d, i) => ({ id: d.id, text: `w1 w2 w3 extra${i % 9}` }));
+    incremental.add(replaced);
+    const removed = documents.filter((_, i) => i % 7 === 0 && i % 5 !== 0).map((d) => d.id);
+    expect(incremental.remove(removed)).toBe(removed.length);
+    expect(incremental.remove(['not-there'])).toBe(0);
+
+    const finalDocuments = new Map(documents.map((d) => [d.id, d]));
+    for (const d of replaced) finalDocuments.set(d.id, d);
+    for (const id of removed) finalDocuments.delete(id);
+    const fresh = new BM25Index({ analyzer: whitespace });
+    fresh.add(finalDocuments.values());
+
+    expect(incremental.size).toBe(fresh.size);
+    for (const query of [...queries(6, 60), 'extra3 w1', 'w2']) {
+      expectSameHits(incremental.search(query, 20), fresh.search(query, 20));
+    }
+    incremental.optimize();
+    expect(incremental.stats().segments).toBe(1);
+    for (const query of queries(7, 30)) expectSameHits(incremental.search(query, 20), fresh.search(query, 20));
+  });
+
+  it('keeps segments logarithmic and compacts after many removals', () => {
+    const index = new BM25Index({ analyzer: whitespace });
+    const documents = zipfCorpus(8, 2048, 100);
+    for (const document of documents) index.add([document]);
+    expect(index.stats().segments).toBeLessThanOrEqual(12);
+    index.remove(documents.slice(0, 1800).map((d) => d.id));
+    expect(index.size).toBe(248);
+    const fresh = new BM25Index({ analyzer: whitespace });
+    fresh.add(documents.slice(1800));
+    for (const query of queries(9, 20, 100)) expectSameHits(index.search(query, 10), fresh.search(query, 10));
+  });
+
+  it('honours an accept filter without changing scores', () => {
+    const documents = zipfCorpus(10, 500);
+    const index = new BM25Index({ analyzer: whitespace });
+    index.add(documents);
+    const even = (id: string) => Number(id.slice(4)) % 2 === 0;
+    for (const query of queries(11, 20)) {
+      const filtered = index.search(query, 10, { accept: even });
+      const all = index.search(query, 1000).filter((hit) => even(hit.id)).slice(0, 10);
+      expectSameHits(filtered, all);
+    }
+  });
+
+  it('answers an empty query, or one of unknown or stop words, with no hits', () => {
+    const index = new BM25Index({ analyzer: whitespace });
+    index.add([{ id: 'a', text: 'the quick fox' }]);
+    expect(index.search('', 10)).toEqual([]);
+    expect(index.search('the the', 10)).toEqual([]);
+    expect(index.search('unknown', 10)).toEqual([]);
+    expect(new BM25Index({ analyzer: whitespace }).search('fox', 10)).toEqual([]);
+  });
+
+  it('refuses a bad batch with a typed error naming the chunk, leaving the index unchanged', () => {
+    const index = new BM25Index({ analyzer: whitespace });
+    index.add([{ id: 'a', text: 'alpha beta' }]);
+    const before = index.search('alpha beta gamma', 10);
+    const bad: unknown[][] = [
+      [{ id: 'b', text: 'gamma' }, { text: 'no id here' }],
+      [{ id: 'b', text: 'gamma' }, { id: 'c', text: 42 }],
+      [{ id: 'b', text: 'gamma' }, { id: 'b', text: 'gamma again' }],
+      [{ id: '', text: 'empty id' }],
+    ];
+    const reasons: string[] = [];
+    for (const batch of bad) {
+      try {
+        index.add(batch as never);
+        expect.unreachable('the batch should have been refused');
+      } catch (error) {
+        expect(ChunkValidationError.isInstance(error)).toBe(true);
+        const problem = (error as ChunkValidationError).problems[0];
+        expect(problem?.index).toBe(batch.length === 1 ? 0 : 1);
+        reasons.push((error as Error).message);
+      }
+      expect(index.size).toBe(1);
+      expect(index.search('alpha beta gamma', 10)).toEqual(before);
+    }
+    expect(reasons[1]).toContain("id 'c'");
+    expect(reasons[2]).toContain('duplicate id');
+  });
+
+  it('refuses k that is not a positive integer, and bad settings', () => {
+    const index = new BM25Index({ analyzer: whitespace });
+    index.add([{ id: 'a', text: 'alpha' }]);
+    for (const k of [0, -1, 1.5, Number.NaN]) {
+      expect(() => index.search('alpha', k)).toThrow(InvalidArgumentError);
+    }
+    expect(() => new BM25Index({ k1: -1 })).toThrow(/k1/);
+    expect(() => new BM25Index({ b: 2 })).toThrow(/'b'/);
+  });
+
+  describe('persistence', () => {
+    const build = () => {
+      const index = new BM25Index({ analyzer: whitespace, k1: 0.9, b: 0.4 });
+      index.add(zipfCorpus(12, 400));
+      index.remove(['doc-3', 'doc-10']);
+      index.add([{ id: 'doc-10', text: 'w1 w1 w5 replaced' }]);
+      return index;
+    };
+
+    it('round-trips through a file with identical results', async () => {
+      const index = build();
+      const path = join(await mkdtemp(join(tmpdir(), 'zerda-bm25-')), 'index.bin');
+      await index.save(path);
+      const loaded = await BM25Index.load(path, { analyzer: whitespace });
+      expect(loaded.size).toBe(index.size);
+      expect([loaded.k1, loaded.b]).toEqual([0.9, 0.4]);
+      for (const query of [...queries(13, 30), 'replaced']) {
+        expectSameHits(loaded.search(query, 10), index.search(query, 10));
+      }
+      // A loaded index keeps accepting writes.
+      loaded.add([{ id: 'new', text: 'brandnew w1' }]);
+      expect(loaded.search('brandnew', 5)[0]?.id).toBe('new');
+    });
+
+    it('refuses corrupt, truncated, foreign and mismatched files with IndexFormatError', async () => {
+      const bytes = build().serialize();
+      const flipped = bytes.slice();
+      const middle = Math.floor(bytes.length / 2);
+      flipped[middle] = (flipped[middle] as number) ^ 0xff;
+      const foreign = new TextEncoder().encode('{"not": "an index"} padding padding');
+      for (const [broken, pattern] of [
+        [flipped, /checksum/],
+        [bytes.slice(0, bytes.length - 100), /checksum/],
+        [bytes.slice(0, 10), /too short/],
+        [foreign, /magic/],
+      ] as const) {
+        expect(() => BM25Index.deserialize(broken, { analyzer: whitespace })).toThrow(pattern);
+        try {
+          BM25Index.deserialize(broken, { analyzer: whitespace });
+        } catch (error) {
+          expect(IndexFormatError.isInstance(error)).toBe(true);
+        }
+      }
+      const other: Analyzer = { ...whitespace, name: 'other' };
+      expect(() => BM25Index.deserialize(bytes, { analyzer: other })).toThrow(/analyser 'test-whitespace'/);
+      const dir = await mkdtemp(join(tmpdir(), 'zerda-bm25-'));
+      await expect(BM25Index.load(join(dir, 'missing.bin'))).rejects.toThrow(IndexFormatError);
+      const path = join(dir, 'corrupt.bin');
+      await writeFile(path, flipped);
+      await expect(BM25Index.load(path, { analyzer: whitespace })).rejects.toThrow(/corrupt\.bin/);
+      expect((await readFile(path)).length).toBe(bytes.length);
+    });
+  });
+});

@@ -1,0 +1,455 @@
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { IndexFormatError, InvalidArgumentError } from '../errors/index.js';
+import { normalizeChunks } from '../model/index.js';
+import { type Analyzer, defaultAnalyzer } from '../text/index.js';
+import { ensureCapacity } from '../util/growable.js';
+import { type BM25Snapshot, decodeSnapshot, encodeSnapshot } from './bm25-format.js';
+import { type QueryTerm, type ScoringView, ScoringScratch, scoreTopK } from './scorer.js';
+import { BuildScratch, buildSegment, findSegment, mergeSegments, type Segment, withForwardIndex } from './segment.js';
+
+export interface BM25Options {
+  /** Text analysis for documents and queries (default: `defaultAnalyzer`). */
+  analyzer?: Analyzer;
+  /** Term-frequency saturation (default 1.2, chosen by measurement on the CISI and Cranfield collections). */
+  k1?: number;
+  /** Length normalisation, 0 to 1 (default 0.75). */
+  b?: number;
+}
+
+export interface BM25Document {
+  id: string;
+  text: string;
+}
+
+export interface BM25Hit {
+  id: string;
+  /** Textbook BM25: sum over query terms of qtf * idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * dl / avgdl)). */
+  score: number;
+}
+
+export interface BM25SearchOptions {
+  /** Documents for which this returns false are left out (evaluated once per matching document). */
+  accept?: (id: string) => boolean;
+  /** Score every posting instead of pruning with MaxScore (same top-k, slower; the reference). */
+  exhaustive?: boolean;
+}
+
+export interface BM25Stats {
+  documents: number;
+  terms: number;
+  postings: number;
+  segments: number;
+  averageLength: number;
+  /** Bytes held by the index's typed arrays (strings and maps not counted). */
+  arrayBytes: number;
+}
+
+export const DEFAULT_K1 = 1.2;
+export const DEFAULT_B = 0.75;
+/** Slack on MaxScore upper bounds so that floating-point rounding can never prune a true hit. */
+const BOUND_SLACK = 1 + 1e-9;
+/** How many segments of one size tier accumulate before they are merged. */
+const MERGE_FACTOR = 8;
+const sizeTier = (documents: number) => Math.floor(Math.log(Math.max(1, documents)) / Math.log(MERGE_FACTOR));
+
+/**
+ * A BM25 inverted index, built once and never rescanned per query. Terms get integer ids; postings,
+ * lengths and norms live in typed arrays; documents are added, replaced and removed by id without
+ * a rebuild (new documents form small segments merged in the background of later writes, removals
+ * are tombstones with exact statistics). Every method is synchronous, so a query always sees the
+ * index between two whole writes: never half of a batch.
+ */
+export class BM25Index {
+  readonly analyzer: Analyzer;
+  readonly k1: number;
+  readonly b: number;
+
+  // Vocabulary: term string <-> integer id, with per-term statistics.
+  private readonly termIds = new Map<string, number>();
+  private readonly terms: string[] = [];
+  private documentFrequency: Uint32Array = new Uint32Array(64);
+  private maxTf: Uint16Array = new Uint16Array(64);
+  private minLength: Uint32Array = new Uint32Array(64).fill(0xffffffff);
+
+  // Documents: external id <-> slot (slots are never reused until `optimize` renumbers them).
+  private readonly slotOf = new Map<string, number>();
+  private ids: Array<string | undefined> = [];
+  private lengths: Uint32Array = new Uint32Array(64);
+  private norms = new Float64Array(64);
+  private slotCount = 0;
+  private liveCount = 0;
+  private totalLength = 0;
+  private normsDirty = false;
+
+  private segments: Segment[] = [];
+  private readonly buildScratch = new BuildScratch();
+  private readonly scoringScratch = new ScoringScratch();
+
+  constructor(options: BM25Options = {}) {
+    const { k1 = DEFAULT_K1, b = DEFAULT_B } = options;
+    if (!Number.isFinite(k1) || k1 < 0) {
+      throw new InvalidArgumentError({ argument: 'k1', value: k1, message: 'must be a finite number >= 0' });
+    }
+    if (!Number.isFinite(b) || b < 0 || b > 1) {
+      throw new InvalidArgumentError({ argument: 'b', value: b, message: 'must be a number between 0 and 1' });
+    }
+    this.analyzer = options.analyzer ?? defaultAnalyzer;
+    this.k1 = k1;
+    this.b = b;
+  }
+
+  /** Number of documents in the index. */
+  get size(): number {
+    return this.liveCount;
+  }
+
+  has(id: string): boolean {
+    return this.slotOf.has(id);
+  }
+
+  /**
+   * Adds documents, replacing any with the same id. The batch is validated first (ids, texts,
+   * duplicates within the batch): a bad batch throws ChunkValidationError and changes nothing.
+   */
+  add(documents: Iterable<BM25Document>): void {
+    const batch = normalizeChunks(documents);
+    if (batch.length === 0) return;
+    // Analyse before touching documents or postings, so that a failure leaves the index as it was
+    // (new vocabulary entries are harmless: a term no live document holds is never scored). Term
+    // strings are turned into ids document by document, so the batch's strings never pile up.
+    const termSequences = batch.map((document) => this.toTermIds(this.analyzer.analyze(document.text)));
+
+    const replaced = batch.filter((document) => this.slotOf.has(document.id)).map((document) => document.id);
+    if (replaced.length > 0) this.remove(replaced, { compact: false });
+
+    const docStart = this.slotCount;
+    this.ensureDocCapacity(docStart + batch.length);
+    for (let i = 0; i < batch.length; i++) {
+      const slot = docStart + i;
+      const id = (batch[i] as BM25Document).id;
+      const length = (termSequences[i] as Uint32Array).length;
+      this.ids[slot] = id;
+      this.slotOf.set(id, slot);
+      this.lengths[slot] = length;
+      this.totalLength += length;
+    }
+    this.slotCount += batch.length;
+    this.liveCount += batch.length;
+
+    const segment = buildSegment(docStart, termSequences, this.terms.length, this.buildScratch, (term, tf, length) => {
+      this.documentFrequency[term] = (this.documentFrequency[term] as number) + 1;
+      if (tf > (this.maxTf[term] as number)) this.maxTf[term] = tf;
+      if (length < (this.minLength[term] as number)) this.minLength[term] = length;
+    });
+    this.segments.push(segment);
+    this.mergeTail();
+    this.normsDirty = true;
+  }
+
+  /** Removes documents by id; unknown ids are ignored. Returns how many were removed. */
+  remove(ids: Iterable<string>, options: { compact?: boolean } = {}): number {
+    let removed = 0;
+    for (const id of ids) {
+      const slot = this.slotOf.get(id);
+      if (slot === undefined) continue;
+      const segment = this.segments[findSegment(this.segments, slot)] as Segment;
+      const local = slot - segment.docStart;
+      for (let f = segment.fwdStart[local] as number, end = segment.fwdStart[local + 1] as number; f < end; f++) {
+        const term = segment.fwdTerms[f] as number;
+        this.documentFrequency[term] = (this.documentFrequency[term] as number) - 1;
+      }
+      this.slotOf.delete(id);
+      this.ids[slot] = undefined;
+      this.totalLength -= this.lengths[slot] as number;
+      this.liveCount--;
+      removed++;
+    }
+    if (removed > 0) {
+      this.normsDirty = true;
+      // Tombstoned postings cost scan time; renumber once they are half of the slots.
+      if (options.compact !== false && this.slotCount - this.liveCount > Math.max(1024, this.liveCount)) {
+        this.optimize();
+      }
+    }
+    return removed;
+  }
+
+  /** Merges every segment into one and renumbers documents densely, dropping removed ones. */
+  optimize(): void {
+    if (this.segments.length === 0) return;
+    const renumber = new Int32Array(this.slotCount).fill(-1);
+    const ids: Array<string | undefined> = [];
+    const lengths = new Uint32Array(Math.max(64, this.liveCount));
+    let next = 0;
+    for (let slot = 0; slot < this.slotCount; slot++) {
+      const id = this.ids[slot];
+      if (id === undefined) continue;
+      renumber[slot] = next;
+      ids[next] = id;
+      lengths[next] = this.lengths[slot] as number;
+      this.slotOf.set(id, next);
+      next++;
+    }
+    const merged = mergeSegments(this.segments, (doc) => this.ids[doc] !== undefined, renumber);
+    this.segments = merged.docCount > 0 ? [merged] : [];
+    this.ids = ids;
+    this.lengths = lengths;
+    this.norms = new Float64Array(lengths.length);
+    this.slotCount = next;
+    // Build scratch remembers slots; the numbering has changed.
+    this.buildScratch.lastSeen.fill(-1);
+    this.normsDirty = true;
+  }
+
+  /** The top k documents for a query, best first. An empty or all-stop-word query has no hits. */
+  search(query: string, k: number, options: BM25SearchOptions = {}): BM25Hit[] {
+    return this.searchWithCount(query, k, options).hits;
+  }
+
+  /** Like `search`, with the number of matching documents (a lower bound when pruning skipped some). */
+  searchWithCount(query: string, k: number, options: BM25SearchOptions = {}): { hits: BM25Hit[]; matched: number } {
+    if (!Number.isInteger(k) || k <= 0) {
+      throw new InvalidArgumentError({ argument: 'k', value: k, message: `must be a positive integer, got ${String(k)}` });
+    }
+    const queryTerms = this.queryTerms(query);
+    if (queryTerms.length === 0 || this.liveCount === 0) return { hits: [], matched: 0 };
+    const accept = options.accept;
+    const ids = this.ids;
+    const result = scoreTopK(this.scoringView(), queryTerms, k, this.scoringScratch, {
+      prune: !options.exhaustive,
+      accept: accept ? (doc) => accept(ids[doc] as string) : undefined,
+    });
+    return {
+      hits: result.docs.map(({ doc, score }) => ({ id: ids[doc] as string, score })),
+      matched: result.matched,
+    };
+  }
+
+  stats(): BM25Stats {
+    let postings = 0;
+    let arrayBytes =
+      this.documentFrequency.byteLength +
+      this.maxTf.byteLength +
+      this.minLength.byteLength +
+      this.lengths.byteLength +
+      this.norms.byteLength;
+    for (const segment of this.segments) {
+      postings += segment.postDocs.length;
+      for (const array of [segment.terms, segment.termStart, segment.postDocs, segment.postTfs, segment.fwdStart, segment.fwdTerms]) {
+        arrayBytes += array.byteLength;
+      }
+    }
+    return {
+      documents: this.liveCount,
+      terms: this.terms.length,
+      postings,
+      segments: this.segments.length,
+      averageLength: this.liveCount === 0 ? 0 : this.totalLength / this.liveCount,
+      arrayBytes,
+    };
+  }
+
+  /** The index in its compact, versioned binary format (removed documents left out). */
+  serialize(): Uint8Array {
+    return encodeSnapshot(this.snapshot());
+  }
+
+  /**
+   * Reads an index written by `serialize`. The analyser must be the one the index was built with
+   * (compared by name): a different one would silently mismatch query and index terms.
+   */
+  static deserialize(bytes: Uint8Array, options: { analyzer?: Analyzer; path?: string } = {}): BM25Index {
+    const snapshot = decodeSnapshot(bytes, options.path);
+    const analyzer = options.analyzer ?? defaultAnalyzer;
+    if (analyzer.name !== snapshot.analyzer) {
+      throw new IndexFormatError({
+        message: `The index was built with analyser '${snapshot.analyzer}' but '${analyzer.name}' was given`,
+        path: options.path,
+      });
+    }
+    const index = new BM25Index({ analyzer, k1: snapshot.k1, b: snapshot.b });
+    index.restore(snapshot);
+    return index;
+  }
+
+  /** Writes the index to a file atomically: a crash mid-write leaves any previous file intact. */
+  async save(path: string): Promise<void> {
+    const bytes = this.serialize();
+    await mkdir(dirname(path), { recursive: true });
+    const temporary = `${path}.${process.pid}.${Date.now()}.tmp`;
+    try {
+      await writeFile(temporary, bytes);
+      await rename(temporary, path);
+    } catch (error) {
+      await rm(temporary, { force: true });
+      throw error;
+    }
+  }
+
+  static async load(path: string, options: { analyzer?: Analyzer } = {}): Promise<BM25Index> {
+    let bytes: Uint8Array;
+    try {
+      bytes = await readFile(path);
+    } catch (error) {
+      throw new IndexFormatError({ message: 'Cannot read the index file', path, cause: error });
+    }
+    return BM25Index.deserialize(bytes, { ...options, path });
+  }
+
+  private snapshot(): BM25Snapshot {
+    const renumber = new Int32Array(this.slotCount).fill(-1);
+    const ids: string[] = [];
+    const lengths = new Uint32Array(this.liveCount);
+    for (let slot = 0; slot < this.slotCount; slot++) {
+      const id = this.ids[slot];
+      if (id === undefined) continue;
+      renumber[slot] = ids.length;
+      lengths[ids.length] = this.lengths[slot] as number;
+      ids.push(id);
+    }
+    const merged =
+      this.segments.length > 0
+        ? mergeSegments(this.segments, (doc) => this.ids[doc] !== undefined, renumber)
+        : { terms: new Uint32Array(0), termStart: new Uint32Array(1), postDocs: new Uint32Array(0), postTfs: new Uint16Array(0) };
+    const termCount = this.terms.length;
+    return {
+      analyzer: this.analyzer.name,
+      k1: this.k1,
+      b: this.b,
+      ids,
+      vocabulary: this.terms,
+      lengths,
+      documentFrequency: this.documentFrequency.slice(0, termCount),
+      maxTf: this.maxTf.slice(0, termCount),
+      minLength: this.minLength.slice(0, termCount),
+      segmentTerms: merged.terms,
+      termStart: merged.termStart,
+      postDocs: merged.postDocs,
+      postTfs: merged.postTfs,
+    };
+  }
+
+  private restore(snapshot: BM25Snapshot): void {
+    snapshot.vocabulary.forEach((term, id) => {
+      this.terms.push(term);
+      this.termIds.set(term, id);
+    });
+    const termCount = snapshot.vocabulary.length;
+    this.documentFrequency = ensureCapacity(snapshot.documentFrequency, termCount);
+    this.maxTf = ensureCapacity(snapshot.maxTf, termCount);
+    this.minLength = ensureCapacity(snapshot.minLength, termCount);
+    const documents = snapshot.ids.length;
+    this.ids = [...snapshot.ids];
+    snapshot.ids.forEach((id, slot) => this.slotOf.set(id, slot));
+    this.lengths = ensureCapacity(snapshot.lengths, documents);
+    this.norms = new Float64Array(Math.max(64, documents));
+    this.slotCount = documents;
+    this.liveCount = documents;
+    this.totalLength = snapshot.lengths.reduce((sum, length) => sum + length, 0);
+    if (documents > 0) {
+      this.segments = [
+        withForwardIndex({
+          docStart: 0,
+          docCount: documents,
+          terms: snapshot.segmentTerms,
+          termStart: snapshot.termStart,
+          postDocs: snapshot.postDocs,
+          postTfs: snapshot.postTfs,
+        }),
+      ];
+    }
+    this.normsDirty = true;
+  }
+
+  /** Ids of the documents in the index, in insertion order. */
+  *documentIds(): IterableIterator<string> {
+    for (let slot = 0; slot < this.slotCount; slot++) {
+      const id = this.ids[slot];
+      if (id !== undefined) yield id;
+    }
+  }
+
+  /** The analysed query as weighted terms; terms the index has never seen are dropped. */
+  private queryTerms(query: string): QueryTerm[] {
+    const frequencies = new Map<number, number>();
+    for (const term of this.analyzer.analyze(query)) {
+      const id = this.termIds.get(term);
+      if (id === undefined || this.documentFrequency[id] === 0) continue;
+      frequencies.set(id, (frequencies.get(id) ?? 0) + 1);
+    }
+    const count = this.liveCount;
+    const averageLength = this.totalLength / count || 1;
+    const { k1, b } = this;
+    const terms: QueryTerm[] = [];
+    for (const [term, queryFrequency] of frequencies) {
+      const df = this.documentFrequency[term] as number;
+      const idf = Math.log(1 + (count - df + 0.5) / (df + 0.5));
+      const weight = queryFrequency * idf * (k1 + 1);
+      const tf = this.maxTf[term] as number;
+      const shortest = this.minLength[term] as number;
+      const upperBound = ((weight * tf) / (tf + k1 * (1 - b + (b * shortest) / averageLength))) * BOUND_SLACK;
+      terms.push({ term, weight, upperBound });
+    }
+    return terms;
+  }
+
+  private scoringView(): ScoringView {
+    if (this.normsDirty) {
+      // Recomputed once per write, not per query: norms depend on the average length.
+      const { k1, b, lengths, norms, ids } = this;
+      const averageLength = this.totalLength / this.liveCount || 1;
+      for (let slot = 0; slot < this.slotCount; slot++) {
+        // A removed document's norm is infinite, so its postings contribute exactly 0.
+        norms[slot] =
+          ids[slot] === undefined ? Number.POSITIVE_INFINITY : k1 * (1 - b + (b * (lengths[slot] as number)) / averageLength);
+      }
+      this.normsDirty = false;
+    }
+    return { segments: this.segments, norms: this.norms, slotCount: this.slotCount };
+  }
+
+  private toTermIds(terms: readonly string[]): Uint32Array {
+    const ids = new Uint32Array(terms.length);
+    for (let i = 0; i < terms.length; i++) {
+      const term = terms[i] as string;
+      let id = this.termIds.get(term);
+      if (id === undefined) {
+        id = this.terms.length;
+        this.terms.push(term);
+        this.termIds.set(term, id);
+        this.documentFrequency = ensureCapacity(this.documentFrequency, id + 1);
+        this.maxTf = ensureCapacity(this.maxTf, id + 1);
+        const previous = this.minLength.length;
+        this.minLength = ensureCapacity(this.minLength, id + 1);
+        if (this.minLength.length > previous) this.minLength.fill(0xffffffff, previous);
+      }
+      ids[i] = id;
+    }
+    return ids;
+  }
+
+  private ensureDocCapacity(slots: number): void {
+    this.lengths = ensureCapacity(this.lengths, slots);
+    this.norms = ensureCapacity(this.norms, slots);
+  }
+
+  /**
+   * Tiered merging keeps the number of segments logarithmic while rewriting each posting only
+   * O(log_F n) times: once F segments of the same size tier have accumulated at the tail, they
+   * are merged into one (which may complete the next tier up).
+   */
+  private mergeTail(): void {
+    const segments = this.segments;
+    for (;;) {
+      const last = segments[segments.length - 1];
+      if (!last) return;
+      const tier = sizeTier(last.docCount);
+      let run = 1;
+      while (run < segments.length && sizeTier((segments[segments.length - 1 - run] as Segment).docCount) === tier) run++;
+      if (run < MERGE_FACTOR) return;
+      const merged = mergeSegments(segments.slice(-run), (doc) => this.ids[doc] !== undefined);
+      segments.splice(segments.length - run, run, merged);
+    }
+  }
+}

@@ -1,0 +1,126 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ChunkValidationError, IndexFormatError, InvalidArgumentError } from '../errors/index.js';
+import type { FilterInput } from '../filter/index.js';
+import type { Chunk } from '../model/index.js';
+import type { Analyzer } from '../text/index.js';
+import { KeywordRetriever } from './keyword-retriever.js';
+
+const whitespace: Analyzer = {
+  name: 'test-whitespace',
+  analyze: (text) => text.toLowerCase().split(/\W+/u).filter((term) => term.length > 0),
+};
+
+const chunks: Chunk[] = [
+  { id: 'a', text: 'solar panels convert sunlight', docId: 'energy', metadata: { category: 'energy', year: 2020 } },
+  { id: 'b', text: 'solar solar wind power', docId: 'energy', metadata: { category: 'energy', year: 2022 } },
+  { id: 'c', text: 'contract law and solar leases', docId: 'law', metadata: { category: 'legal', year: 2021 } },
+  { id: 'd', text: 'wind turbines at sea', docId: 'energy', metadata: { category: 'energy', year: 2019, tags: ['sea'] } },
+];
+
+describe('KeywordRetriever', () => {
+  it('returns hits scored in [0, 1] with the top hit at 1 and explanations', async () => {
+    const retriever = new KeywordRetriever({ analyzer: whitespace });
+    retriever.add(chunks);
+    const result = await retriever.retrieve('solar', { k: 2 });
+    expect(result.hits.map((hit) => hit.chunk.id)).toEqual(['b', 'a']);
+    expect(result.hits[0]?.score).toBe(1);
+    expect(result.hits[1]?.score).toBeGreaterThan(0);
+    expect(result.hits[1]?.score).toBeLessThan(1);
+    expect(result.total).toBe(3);
+    expect(result.hits.map((hit) => hit.rank)).toEqual([1, 2]);
+    expect(result.hits[0]?.retriever).toBe('keyword');
+    expect(result.hits[0]?.scores.keyword).toBe(1);
+    expect(result.hits[0]?.explanation?.components?.bm25).toBeGreaterThan(0);
+    expect(result.warnings).toEqual([]);
+  });
+
+  it('honours metadata filters: equality, membership and the rest of the language', async () => {
+    const retriever = new KeywordRetriever({ analyzer: whitespace });
+    retriever.add(chunks);
+    const ids = async (query: string, filter: FilterInput) =>
+      (await retriever.retrieve(query, { k: 10, filter })).hits.map((hit) => hit.chunk.id).sort();
+    expect(await ids('solar', { category: 'legal' })).toEqual(['c']);
+    expect(await ids('solar wind', { category: ['legal', 'energy'] })).toEqual(['a', 'b', 'c', 'd']);
+    expect(await ids('solar wind', { year: { $gte: 2021 } })).toEqual(['b', 'c']);
+    expect(await ids('solar wind', { docId: 'energy', tags: 'sea' })).toEqual(['d']);
+    expect(await ids('solar', { category: 'none' })).toEqual([]);
+  });
+
+  it('accepts LangChain-style documents and content objects through one normaliser', async () => {
+    const retriever = new KeywordRetriever({ analyzer: whitespace });
+    retriever.add([
+      { id: 'lc', pageContent: 'langchain document text', metadata: { source: 'x' } },
+      { id: 'ct', content: 'content shaped text' },
+    ]);
+    expect(retriever.get('lc')).toEqual({ id: 'lc', text: 'langchain document text', metadata: { source: 'x' } });
+    expect((await retriever.retrieve('text')).hits).toHaveLength(2);
+  });
+
+  it('refuses bad chunks with a typed error and keeps its state', async () => {
+    const retriever = new KeywordRetriever({ analyzer: whitespace });
+    retriever.add(chunks);
+    expect(() => retriever.add([{ id: 'x', text: 'fine' }, { id: 'y', text: ['not', 'text'] }])).toThrow(
+      ChunkValidationError,
+    );
+    expect(() => retriever.add([{ id: 'z', text: 'ok', metadata: { nested: { no: 1 } } }])).toThrow(/nested/);
+    expect(retriever.size).toBe(4);
+    expect(retriever.get('x')).toBeUndefined();
+    await expect(retriever.retrieve('fine')).resolves.toMatchObject({ hits: [] });
+    await expect(retriever.retrieve('solar', { k: 0 })).rejects.toThrow(InvalidArgumentError);
+    await expect(retriever.retrieve('solar', { k: 2.5 })).rejects.toThrow(InvalidArgumentError);
+    await expect(retriever.retrieve('solar', { filter: { year: { $bogus: 1 } } as never })).rejects.toThrow(/\$bogus/);
+  });
+
+  it('removes and replaces chunks by id', async () => {
+    const retriever = new KeywordRetriever({ analyzer: whitespace });
+    retriever.add(chunks);
+    expect(retriever.remove(['b', 'nope'])).toBe(1);
+    retriever.add([{ id: 'a', text: 'now about tides' }]);
+    const result = await retriever.retrieve('solar tides');
+    expect(result.hits.map((hit) => hit.chunk.id)).toEqual(['a', 'c']);
+    expect(result.hits[0]?.chunk.text).toBe('now about tides');
+  });
+
+  it('lets queries running during indexing see whole batches only', async () => {
+    const retriever = new KeywordRetriever({ analyzer: whitespace });
+    const batchSize = 25;
+    const writer = (async () => {
+      for (let batch = 0; batch < 40; batch++) {
+        retriever.add(
+          Array.from({ length: batchSize }, (_, i) => ({ id: `${batch}-${i}`, text: `zebra stripes number ${i}` })),
+        );
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    })();
+    const counts: number[] = [];
+    const reader = (async () => {
+      for (let i = 0; i < 60; i++) {
+        counts.push((await retriever.retrieve('zebra', { k: 5000 })).hits.length);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    })();
+    await Promise.all([writer, reader]);
+    expect(counts.every((count) => count % batchSize === 0)).toBe(true);
+    expect(new Set(counts).size).toBeGreaterThan(3);
+  });
+
+  it('saves and loads a directory, refusing a mismatched chunks file', async () => {
+    const retriever = new KeywordRetriever({ analyzer: whitespace, k1: 0.9, b: 0.4 });
+    retriever.add(chunks);
+    const directory = await mkdtemp(join(tmpdir(), 'zerda-keyword-'));
+    await retriever.save(directory);
+    const loaded = await KeywordRetriever.load(directory, { analyzer: whitespace });
+    expect(loaded.size).toBe(4);
+    expect(loaded.index.k1).toBe(0.9);
+    const [original, reloaded] = await Promise.all([
+      retriever.retrieve('solar wind', { filter: { category: 'energy' } }),
+      loaded.retrieve('solar wind', { filter: { category: 'energy' } }),
+    ]);
+    expect(reloaded.hits.map((hit) => [hit.chunk, hit.score])).toEqual(original.hits.map((hit) => [hit.chunk, hit.score]));
+    await writeFile(join(directory, 'chunks.jsonl'), JSON.stringify({ id: 'other', text: 'x' }));
+    await expect(KeywordRetriever.load(directory, { analyzer: whitespace })).rejects.toThrow(IndexFormatError);
+  });
+});

@@ -1,0 +1,255 @@
+import { ensureCapacity } from '../util/growable.js';
+
+/**
+ * An immutable slice of the inverted index covering the documents numbered
+ * [docStart, docStart + docCount). Postings are laid out term-major (CSR) over the sorted ids of
+ * the terms the segment holds: the documents of terms[i] are postDocs[termStart[i] ..
+ * termStart[i + 1]), ascending. A doc-major copy of the term ids (the forward index) lets a
+ * removal decrement document frequencies exactly.
+ */
+export interface Segment {
+  readonly docStart: number;
+  readonly docCount: number;
+  /** Sorted ids of the terms that occur in this segment. */
+  readonly terms: Uint32Array;
+  /** Offsets into postDocs/postTfs, terms.length + 1 entries. */
+  readonly termStart: Uint32Array;
+  readonly postDocs: Uint32Array;
+  readonly postTfs: Uint16Array;
+  /** Offsets into fwdTerms per local document, docCount + 1 entries. */
+  readonly fwdStart: Uint32Array;
+  readonly fwdTerms: Uint32Array;
+}
+
+/** Position of `term` in the segment's term list, or -1. */
+export function findTerm(segment: Segment, term: number): number {
+  const terms = segment.terms;
+  let low = 0;
+  let high = terms.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((terms[middle] as number) < term) low = middle + 1;
+    else high = middle;
+  }
+  return low < terms.length && terms[low] === term ? low : -1;
+}
+
+/** Index of the segment holding `doc` (segments are in document order). */
+export function findSegment(segments: readonly Segment[], doc: number): number {
+  let low = 0;
+  let high = segments.length - 1;
+  while (low < high) {
+    const middle = (low + high + 1) >>> 1;
+    if ((segments[middle] as Segment).docStart <= doc) low = middle;
+    else high = middle - 1;
+  }
+  return low;
+}
+
+const MAX_TF = 0xffff;
+
+/**
+ * Reusable per-term scratch for segment builds, sized to the vocabulary, so that adding one
+ * document does not allocate arrays as large as the vocabulary.
+ */
+export class BuildScratch {
+  /** Last document slot in which a term was seen (slots are never reused, so no reset). */
+  lastSeen = new Int32Array(0).fill(-1);
+  slotOf = new Uint32Array(0);
+  count = new Uint32Array(0);
+
+  ensure(termCount: number): void {
+    if (this.lastSeen.length >= termCount) return;
+    const previous = this.lastSeen.length;
+    this.lastSeen = ensureCapacity(this.lastSeen, termCount);
+    this.lastSeen.fill(-1, previous);
+    this.slotOf = ensureCapacity(this.slotOf, termCount);
+    this.count = ensureCapacity(this.count, termCount);
+  }
+}
+
+/**
+ * Builds a segment from analysed documents given as term-id sequences (one per document,
+ * numbered from docStart in order) by counting sort: two passes, no per-term arrays.
+ * Reports each term's largest tf and the shortest length of a document holding it.
+ */
+export function buildSegment(
+  docStart: number,
+  docs: readonly Uint32Array[],
+  termCount: number,
+  scratch: BuildScratch,
+  onPosting: (term: number, tf: number, docLength: number) => void,
+): Segment {
+  scratch.ensure(termCount);
+  const { lastSeen, slotOf, count } = scratch;
+  const docCount = docs.length;
+  // Pass 1: distinct terms and their frequencies per document (the forward index).
+  let fwdTerms = new Uint32Array(1024);
+  let fwdTfs = new Uint16Array(1024);
+  const fwdStart = new Uint32Array(docCount + 1);
+  const batchTerms: number[] = [];
+  let fwdLength = 0;
+  for (let local = 0; local < docCount; local++) {
+    const doc = docStart + local;
+    const terms = docs[local] as Uint32Array;
+    fwdTerms = ensureCapacity(fwdTerms, fwdLength + terms.length);
+    fwdTfs = ensureCapacity(fwdTfs, fwdLength + terms.length);
+    for (let i = 0; i < terms.length; i++) {
+      const term = terms[i] as number;
+      if (lastSeen[term] !== doc) {
+        lastSeen[term] = doc;
+        slotOf[term] = fwdLength;
+        fwdTerms[fwdLength] = term;
+        fwdTfs[fwdLength] = 1;
+        fwdLength++;
+        if (count[term] === 0) batchTerms.push(term);
+        count[term] = (count[term] as number) + 1;
+      } else {
+        const slot = slotOf[term] as number;
+        if ((fwdTfs[slot] as number) < MAX_TF) fwdTfs[slot] = (fwdTfs[slot] as number) + 1;
+      }
+    }
+    fwdStart[local + 1] = fwdLength;
+    for (let slot = fwdStart[local] as number; slot < fwdLength; slot++) {
+      onPosting(fwdTerms[slot] as number, fwdTfs[slot] as number, terms.length);
+    }
+  }
+  // Pass 2: lay the postings out term-major by prefix sums over the batch's term counts.
+  const terms = Uint32Array.from(batchTerms).sort();
+  const termStart = new Uint32Array(terms.length + 1);
+  for (let i = 0; i < terms.length; i++) {
+    const term = terms[i] as number;
+    termStart[i + 1] = (termStart[i] as number) + (count[term] as number);
+    // From here on `slotOf` holds each term's write cursor and `count` is reset for the next build.
+    slotOf[term] = termStart[i] as number;
+    count[term] = 0;
+  }
+  const postDocs = new Uint32Array(fwdLength);
+  const postTfs = new Uint16Array(fwdLength);
+  for (let local = 0; local < docCount; local++) {
+    const doc = docStart + local;
+    for (let slot = fwdStart[local] as number, end = fwdStart[local + 1] as number; slot < end; slot++) {
+      const term = fwdTerms[slot] as number;
+      const at = slotOf[term] as number;
+      postDocs[at] = doc;
+      postTfs[at] = fwdTfs[slot] as number;
+      slotOf[term] = at + 1;
+    }
+  }
+  return { docStart, docCount, terms, termStart, postDocs, postTfs, fwdStart, fwdTerms: fwdTerms.slice(0, fwdLength) };
+}
+
+/**
+ * Merges adjacent segments (in document order) into one, leaving out the postings of documents
+ * that are no longer live. With `renumber` (old slot -> new slot, ascending), documents get new
+ * consecutive numbers from 0 and the result covers only live documents.
+ */
+export function mergeSegments(
+  segments: readonly Segment[],
+  isLive: (doc: number) => boolean,
+  renumber?: Int32Array,
+): Segment {
+  const first = segments[0];
+  const last = segments[segments.length - 1];
+  if (!first || !last) throw new Error('mergeSegments needs at least one segment');
+  let postingCount = 0;
+  let liveDocs = 0;
+  for (const segment of segments) {
+    for (let local = 0; local < segment.docCount; local++) {
+      if (!isLive(segment.docStart + local)) continue;
+      liveDocs++;
+      postingCount += (segment.fwdStart[local + 1] as number) - (segment.fwdStart[local] as number);
+    }
+  }
+  const docStart = renumber ? 0 : first.docStart;
+  const docCount = renumber ? liveDocs : last.docStart + last.docCount - first.docStart;
+
+  // Union of the term lists by a k-way merge of sorted lists.
+  const cursors = new Uint32Array(segments.length);
+  const mergedTerms: number[] = [];
+  const termStarts: number[] = [0];
+  const postDocs = new Uint32Array(postingCount);
+  const postTfs = new Uint16Array(postingCount);
+  let at = 0;
+  for (;;) {
+    let term = Number.POSITIVE_INFINITY;
+    for (let s = 0; s < segments.length; s++) {
+      const segment = segments[s] as Segment;
+      const cursor = cursors[s] as number;
+      if (cursor < segment.terms.length && (segment.terms[cursor] as number) < term) term = segment.terms[cursor] as number;
+    }
+    if (term === Number.POSITIVE_INFINITY) break;
+    const startAt = at;
+    for (let s = 0; s < segments.length; s++) {
+      const segment = segments[s] as Segment;
+      const cursor = cursors[s] as number;
+      if (cursor >= segment.terms.length || segment.terms[cursor] !== term) continue;
+      cursors[s] = cursor + 1;
+      for (let p = segment.termStart[cursor] as number, end = segment.termStart[cursor + 1] as number; p < end; p++) {
+        const doc = segment.postDocs[p] as number;
+        if (!isLive(doc)) continue;
+        postDocs[at] = renumber ? (renumber[doc] as number) : doc;
+        postTfs[at] = segment.postTfs[p] as number;
+        at++;
+      }
+    }
+    if (at > startAt) {
+      mergedTerms.push(term);
+      termStarts.push(at);
+    }
+  }
+
+  const fwdStart = new Uint32Array(docCount + 1);
+  const fwdTerms = new Uint32Array(postingCount);
+  let fwdAt = 0;
+  let local = 0;
+  for (const segment of segments) {
+    for (let l = 0; l < segment.docCount; l++) {
+      const live = isLive(segment.docStart + l);
+      if (live) {
+        const from = segment.fwdStart[l] as number;
+        const to = segment.fwdStart[l + 1] as number;
+        fwdTerms.set(segment.fwdTerms.subarray(from, to), fwdAt);
+        fwdAt += to - from;
+      }
+      if (live || !renumber) fwdStart[++local] = fwdAt;
+    }
+  }
+  return {
+    docStart,
+    docCount,
+    terms: Uint32Array.from(mergedTerms),
+    termStart: Uint32Array.from(termStarts),
+    postDocs,
+    postTfs,
+    fwdStart,
+    fwdTerms,
+  };
+}
+
+/** Rebuilds a segment's forward index from its postings (used after loading from disk). */
+export function withForwardIndex(
+  base: Omit<Segment, 'fwdStart' | 'fwdTerms'>,
+): Segment {
+  const { docStart, docCount, terms, termStart, postDocs } = base;
+  const fwdStart = new Uint32Array(docCount + 1);
+  for (let p = 0; p < postDocs.length; p++) {
+    const local = (postDocs[p] as number) - docStart + 1;
+    fwdStart[local] = (fwdStart[local] as number) + 1;
+  }
+  for (let local = 0; local < docCount; local++) {
+    fwdStart[local + 1] = (fwdStart[local + 1] as number) + (fwdStart[local] as number);
+  }
+  const cursor = fwdStart.slice(0, docCount);
+  const fwdTerms = new Uint32Array(postDocs.length);
+  for (let i = 0; i < terms.length; i++) {
+    const term = terms[i] as number;
+    for (let p = termStart[i] as number, end = termStart[i + 1] as number; p < end; p++) {
+      const local = (postDocs[p] as number) - docStart;
+      const position = cursor[local] as number;
+      fwdTerms[position] = term;
+      cursor[local] = position + 1;
+    }
+  }
+  return { ...base, fwdStart, fwdTerms };
+}

@@ -1,0 +1,70 @@
+/**
+ * A bounded min-heap that keeps the k best (score, doc) pairs. Ties on score are broken by the
+ * smaller doc number, so that every scorer over the same index returns the same top-k.
+ */
+export class TopKHeap {
+  readonly scores: Float64Array;
+  readonly docs: Int32Array;
+  size = 0;
+
+  constructor(readonly k: number) {
+    this.scores = new Float64Array(k);
+    this.docs = new Int32Array(k);
+  }
+
+  /** The score a new entry must beat once the heap is full, otherwise -Infinity. */
+  threshold(): number {
+    return this.size < this.k ? Number.NEGATIVE_INFINITY : (this.scores[0] as number);
+  }
+
+  push(score: number, doc: number): void {
+    const { scores, docs } = this;
+    if (this.size < this.k) {
+      // Sift up from the end.
+      let index = this.size++;
+      while (index > 0) {
+        const parent = (index - 1) >> 1;
+        if (!isWorse(score, doc, scores[parent] as number, docs[parent] as number)) break;
+        scores[index] = scores[parent] as number;
+        docs[index] = docs[parent] as number;
+        index = parent;
+      }
+      scores[index] = score;
+      docs[index] = doc;
+      return;
+    }
+    if (isWorse(score, doc, scores[0] as number, docs[0] as number) || (score === scores[0] && doc === docs[0])) {
+      return;
+    }
+    // Replace the root (the worst kept entry) and sift down.
+    const size = this.size;
+    let index = 0;
+    for (;;) {
+      const left = 2 * index + 1;
+      if (left >= size) break;
+      const right = left + 1;
+      let child = left;
+      if (right < size && isWorse(scores[right] as number, docs[right] as number, scores[left] as number, docs[left] as number)) {
+        child = right;
+      }
+      if (!isWorse(scores[child] as number, docs[child] as number, score, doc)) break;
+      scores[index] = scores[child] as number;
+      docs[index] = docs[child] as number;
+      index = child;
+    }
+    scores[index] = score;
+    docs[index] = doc;
+  }
+
+  /** The kept entries, best first. */
+  sorted(): Array<{ doc: number; score: number }> {
+    const entries: Array<{ doc: number; score: number }> = [];
+    for (let i = 0; i < this.size; i++) entries.push({ doc: this.docs[i] as number, score: this.scores[i] as number });
+    return entries.sort((a, b) => b.score - a.score || a.doc - b.doc);
+  }
+}
+
+/** True when (scoreA, docA) ranks below (scoreB, docB). */
+function isWorse(scoreA: number, docA: number, scoreB: number, docB: number): boolean {
+  return scoreA < scoreB || (scoreA === scoreB && docA > docB);
+}

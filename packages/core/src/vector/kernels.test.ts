@@ -1,0 +1,112 @@
+import { describe, expect, it } from 'vitest';
+import { seededRandom } from './__tests__/clustered-data.js';
+import { createScanKernels, LinearMemory, resolveKernelKind, wasmSimdSupported } from './kernels/kernels.js';
+
+const dimensions = [
+  1, 2, 3, 4, 5, 7, 8, 12, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 383, 384, 385, 768, 1536,
+];
+const kinds = ['wasm', 'js'] as const;
+
+/** The reference: a plain dot product in float64. */
+function dot(a: ArrayLike<number>, b: ArrayLike<number>, length: number): number {
+  let sum = 0;
+  for (let j = 0; j < length; j++) sum += a[j]! * b[j]!;
+  return sum;
+}
+
+function setup(kind: 'wasm' | 'js', bytes: number) {
+  const memory = new LinearMemory(kind, bytes);
+  return { memory, kernels: createScanKernels(memory) };
+}
+
+describe('scan kernels', () => {
+  it('runs WebAssembly SIMD on Node 20', () => {
+    expect(wasmSimdSupported()).toBe(true);
+    expect(resolveKernelKind('auto')).toBe('wasm');
+    expect(resolveKernelKind('js')).toBe('js');
+  });
+
+  describe.each(kinds)('%s', (kind) => {
+    it.each(dimensions)('float32 dot products equal a plain dot product at dimension %i', (dimension) => {
+      const random = seededRandom(dimension);
+      const stride = Math.ceil(dimension / 4) * 4;
+      const rows = 37;
+      // Layout: rows, then the query, then the output; 16-byte aligned.
+      const query = rows * stride * 4;
+      const out = query + stride * 4;
+      const list = out + rows * 4;
+      const { memory, kernels } = setup(kind, list + rows * 4);
+      const f32 = new Float32Array(memory.buffer);
+      for (let row = 0; row < rows; row++) {
+        for (let j = 0; j < dimension; j++) f32[row * stride + j] = random() * 2 - 1;
+      }
+      for (let j = 0; j < dimension; j++) f32[query / 4 + j] = random() * 2 - 1;
+      kernels.dotF32All(query, 0, rows, stride, out);
+      const scores = new Float32Array(memory.buffer, out, rows);
+      for (let row = 0; row < rows; row++) {
+        const expected = dot(f32.subarray(row * stride), f32.subarray(query / 4), dimension);
+        expect(scores[row]).toBeCloseTo(expected, 4);
+      }
+      // The list variant scores the rows it is given, in that order.
+      const order = [5, 0, 36, 5, 12];
+      new Int32Array(memory.buffer, list, order.length).set(order);
+      kernels.dotF32List(query, 0, list, order.length, stride, out);
+      const listed = new Float32Array(memory.buffer, out, order.length);
+      order.forEach((row, index) => {
+        expect(listed[index]).toBeCloseTo(
+          dot(f32.subarray(row * stride), f32.subarray(query / 4), dimension),
+          4,
+        );
+      });
+    });
+
+    it.each(dimensions)(
+      'int8 dot products are exact integers times the scale at dimension %i',
+      (dimension) => {
+        const random = seededRandom(1000 + dimension);
+        const stride = Math.ceil(dimension / 16) * 16;
+        const rows = 29;
+        const scales = rows * stride;
+        const query = scales + rows * 4;
+        const out = query + stride * 2;
+        const list = out + rows * 4;
+        const { memory, kernels } = setup(kind, list + rows * 4);
+        const codes = new Int8Array(memory.buffer, 0, rows * stride);
+        const scale = new Float32Array(memory.buffer, scales, rows);
+        const q = new Int16Array(memory.buffer, query, stride);
+        const code = () => Math.floor(random() * 255) - 127;
+        for (let row = 0; row < rows; row++) {
+          for (let j = 0; j < dimension; j++) codes[row * stride + j] = code();
+          scale[row] = row % 3 === 0 ? 1 : 0.5 + row / 64;
+        }
+        for (let j = 0; j < dimension; j++) q[j] = code();
+        // Extremes: the largest magnitudes must not overflow.
+        for (let j = 0; j < dimension; j++) codes[j] = -127;
+        kernels.dotI8All(query, 0, rows, stride, scales, out);
+        const scores = new Float32Array(memory.buffer, out, rows);
+        for (let row = 0; row < rows; row++) {
+          const expected = Math.fround(dot(codes.subarray(row * stride), q, dimension) * scale[row]!);
+          expect(scores[row]).toBe(expected);
+        }
+        const order = [3, 3, 0, 28];
+        new Int32Array(memory.buffer, list, order.length).set(order);
+        kernels.dotI8List(query, 0, list, order.length, stride, scales, out);
+        const listed = new Float32Array(memory.buffer, out, order.length);
+        order.forEach((row, index) => {
+          expect(listed[index]).toBe(
+            Math.fround(dot(codes.subarray(row * stride), q, dimension) * scale[row]!),
+          );
+        });
+      },
+    );
+
+    it('keeps its contents when the memory grows', () => {
+      const { memory, kernels } = setup(kind, 64);
+      new Float32Array(memory.buffer).set([1, 2, 3, 4, 1, 1, 1, 1]);
+      memory.growTo(1 << 20);
+      expect(memory.byteLength).toBeGreaterThanOrEqual(1 << 20);
+      kernels.dotF32All(16, 0, 1, 4, 32);
+      expect(new Float32Array(memory.buffer)[8]).toBe(10);
+    });
+  });
+});

@@ -1,0 +1,175 @@
+import { InvalidArgumentError } from '../../errors/index.js';
+import { dotF32Wasm } from './generated/dot-f32.js';
+import { dotI8Wasm } from './generated/dot-i8.js';
+import {
+  createViews,
+  dotF32AllJs,
+  dotF32ListJs,
+  dotI8AllJs,
+  dotI8ListJs,
+  type MemoryViews,
+} from './js-kernels.js';
+import { decodeBase64, WASM_PAGE_BYTES, type WasmMemory, webAssembly } from './webassembly.js';
+
+/** Which implementation scans: WebAssembly SIMD, plain JavaScript, or the best available. */
+export type KernelPreference = 'auto' | 'wasm' | 'js';
+
+/**
+ * The scan kernels. Every address is a byte offset into the memory they were created for; rows
+ * are contiguous, `stride` float32 values (a multiple of 4) or `strideBytes` int8 codes (a
+ * multiple of 16), zero-padded.
+ */
+export interface ScanKernels {
+  /** 'wasm' (WebAssembly SIMD) or 'js' (the fallback). */
+  readonly kind: 'wasm' | 'js';
+  /** out[i] = query . row[i] for `count` float32 rows starting at `base`. */
+  dotF32All(query: number, base: number, count: number, stride: number, out: number): void;
+  /** out[j] = query . row[list[j]] for `count` int32 row numbers at `list`. */
+  dotF32List(query: number, base: number, list: number, count: number, stride: number, out: number): void;
+  /** out[i] = (query . codes[i]) * scales[i]; the query is int16 (its int8 codes, widened). */
+  dotI8All(
+    query: number,
+    base: number,
+    count: number,
+    strideBytes: number,
+    scales: number,
+    out: number,
+  ): void;
+  /** out[j] = (query . codes[list[j]]) * scales[list[j]]. */
+  dotI8List(
+    query: number,
+    base: number,
+    list: number,
+    count: number,
+    strideBytes: number,
+    scales: number,
+    out: number,
+  ): void;
+}
+
+/**
+ * A linear memory that grows and keeps its contents: a WebAssembly memory when the kernels are
+ * WebAssembly (so vectors are scanned where they are stored, never copied per query), a plain
+ * ArrayBuffer otherwise. The buffer changes on growth, so views must be taken again.
+ */
+export class LinearMemory {
+  readonly wasm: WasmMemory | undefined;
+  private plain: ArrayBuffer | undefined;
+
+  constructor(kind: 'wasm' | 'js', bytes = WASM_PAGE_BYTES) {
+    if (kind === 'wasm') {
+      if (webAssembly === undefined) throw new Error('WebAssembly is not available');
+      this.wasm = new webAssembly.Memory({ initial: Math.max(1, Math.ceil(bytes / WASM_PAGE_BYTES)) });
+    } else {
+      this.plain = new ArrayBuffer(bytes);
+    }
+  }
+
+  get buffer(): ArrayBuffer {
+    return this.wasm === undefined ? this.plain! : this.wasm.buffer;
+  }
+
+  get byteLength(): number {
+    return this.buffer.byteLength;
+  }
+
+  /** Grows to at least `bytes`; throws a RangeError when the runtime refuses (wasm32 stops at 4 GiB). */
+  growTo(bytes: number): void {
+    const current = this.byteLength;
+    if (bytes <= current) return;
+    if (this.wasm !== undefined) {
+      this.wasm.grow(Math.ceil((bytes - current) / WASM_PAGE_BYTES));
+    } else {
+      const grown = new ArrayBuffer(bytes);
+      new Uint8Array(grown).set(new Uint8Array(this.plain!));
+      this.plain = grown;
+    }
+  }
+}
+
+let wasmBytes: { f32: Uint8Array; i8: Uint8Array } | undefined;
+let wasmModules: { f32: object; i8: object } | undefined;
+let simdSupport: boolean | undefined;
+
+function kernelBytes(): { f32: Uint8Array; i8: Uint8Array } {
+  wasmBytes ??= { f32: decodeBase64(dotF32Wasm), i8: decodeBase64(dotI8Wasm) };
+  return wasmBytes;
+}
+
+/**
+ * Whether this runtime runs the WebAssembly SIMD kernels. Feature detection by validating the
+ * kernels themselves: a runtime without 128-bit SIMD rejects their v128 instructions.
+ */
+export function wasmSimdSupported(): boolean {
+  if (simdSupport === undefined) {
+    try {
+      const bytes = kernelBytes();
+      simdSupport =
+        webAssembly !== undefined && [bytes.f32, bytes.i8].every((module) => webAssembly!.validate(module));
+    } catch {
+      simdSupport = false;
+    }
+  }
+  return simdSupport;
+}
+
+/** Which kernels a preference resolves to here; 'wasm' where SIMD is missing is an error. */
+export function resolveKernelKind(preference: KernelPreference = 'auto'): 'wasm' | 'js' {
+  if (preference === 'js') return 'js';
+  if (wasmSimdSupported()) return 'wasm';
+  if (preference === 'wasm') {
+    throw new InvalidArgumentError({
+      argument: 'kernel',
+      value: preference,
+      message: "WebAssembly SIMD is not available in this runtime; use 'auto' or 'js'",
+    });
+  }
+  return 'js';
+}
+
+/** The kernels for a memory: WebAssembly instances over it when it is a WebAssembly memory. */
+export function createScanKernels(memory: LinearMemory): ScanKernels {
+  return memory.wasm === undefined ? createJsKernels(memory) : createWasmKernels(memory.wasm);
+}
+
+type Kernel = (...args: number[]) => void;
+
+function createWasmKernels(memory: WasmMemory): ScanKernels {
+  if (webAssembly === undefined) throw new Error('WebAssembly is not available');
+  const api = webAssembly;
+  // Compiled once per process (the modules are tiny, so synchronous compilation is allowed
+  // everywhere); instantiated once per memory.
+  wasmModules ??= { f32: new api.Module(kernelBytes().f32), i8: new api.Module(kernelBytes().i8) };
+  const imports = { env: { memory } };
+  const f32 = new api.Instance(wasmModules.f32, imports).exports;
+  const i8 = new api.Instance(wasmModules.i8, imports).exports;
+  return {
+    kind: 'wasm',
+    dotF32All: f32.dot_f32_all as Kernel,
+    dotF32List: f32.dot_f32_list as Kernel,
+    dotI8All: i8.dot_i8_all as Kernel,
+    dotI8List: i8.dot_i8_list as Kernel,
+  };
+}
+
+function createJsKernels(memory: LinearMemory): ScanKernels {
+  let buffer: ArrayBuffer | undefined;
+  let views: MemoryViews | undefined;
+  const current = (): MemoryViews => {
+    if (memory.buffer !== buffer || views === undefined) {
+      buffer = memory.buffer;
+      views = createViews(buffer);
+    }
+    return views;
+  };
+  return {
+    kind: 'js',
+    dotF32All: (query, base, count, stride, out) => dotF32AllJs(current(), query, base, count, stride, out),
+    dotF32List: (query, base, list, count, stride, out) =>
+      dotF32ListJs(current(), query, base, list, count, stride, out),
+    dotI8All: (query, base, count, strideBytes, scales, out) =>
+      dotI8AllJs(current(), query, base, count, strideBytes, scales, out),
+    dotI8List: (query, base, list, count, strideBytes, scales, out) =>
+      dotI8ListJs(current(), query, base, list, count, strideBytes, scales, out),
+  };
+}

@@ -1,0 +1,283 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { ChunkValidationError, IndexFormatError, throwIfAborted } from '../errors/index.js';
+import { type Chunk, normalizeChunks } from '../model/index.js';
+import type { DistanceMetric } from './vector-database.js';
+
+/*
+ * A saved in-memory store is a directory with two files:
+ *
+ * - `zerda-vectors.json`, the manifest: format name and version, metric, dimension, count, the
+ *   name, size and SHA-256 of the vectors file, and the chunks in slot order.
+ * - `zerda-vectors-<random>.bin`, the vectors: a 24-byte header (magic `ZERDAVEC`, u32 format
+ *   version, u32 dimension, u32 count, u8 metric, 3 zero bytes; little-endian) followed by
+ *   count x dimension float32 values (little-endian, no padding), in slot order.
+ *
+ * Saving writes a new vectors file under a fresh name, then the manifest to a temporary file
+ * which is renamed over the old one. The rename is the commit: a crash at any point leaves
+ * either the old save or the new one, never a mix. The old vectors file is removed after.
+ */
+
+export const MANIFEST_FILE = 'zerda-vectors.json';
+const FORMAT = 'zerda.in-memory-vector-store';
+export const FORMAT_VERSION = 1;
+const MAGIC = 'ZERDAVEC';
+const HEADER_BYTES = 24;
+const METRIC_CODES: readonly DistanceMetric[] = ['cosine', 'dot', 'l2'];
+const VECTORS_FILE_PATTERN = /^zerda-vectors-[0-9a-f]{16}\.bin$/;
+
+/** What a save holds: vectors as stored (unit length for cosine) and chunks, both in slot order. */
+export interface StoreSnapshot {
+  metric: DistanceMetric;
+  dimension: number;
+  /** count x dimension values. */
+  vectors: Float32Array;
+  chunks: Chunk[];
+}
+
+interface Manifest {
+  format: string;
+  version: number;
+  metric: DistanceMetric;
+  dimension: number;
+  count: number;
+  vectors: { file: string; bytes: number; sha256: string };
+  chunks: Chunk[];
+}
+
+const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+/** Writes a snapshot to `directory` (created if needed), atomically replacing any earlier save. */
+export async function writeStore(
+  directory: string,
+  snapshot: StoreSnapshot,
+  signal?: AbortSignal,
+): Promise<void> {
+  const count = snapshot.chunks.length;
+  const binary = encodeVectors(snapshot, count);
+  const token = randomBytes(8).toString('hex');
+  const vectorsFile = `zerda-vectors-${token}.bin`;
+  const manifest: Manifest = {
+    format: FORMAT,
+    version: FORMAT_VERSION,
+    metric: snapshot.metric,
+    dimension: snapshot.dimension,
+    count,
+    vectors: { file: vectorsFile, bytes: binary.byteLength, sha256: sha256(binary) },
+    chunks: snapshot.chunks,
+  };
+  const manifestText = JSON.stringify(manifest);
+  throwIfAborted(signal);
+
+  await mkdir(directory, { recursive: true });
+  const previous = await previousVectorsFile(directory);
+  const vectorsPath = join(directory, vectorsFile);
+  const manifestPath = join(directory, MANIFEST_FILE);
+  const temporaryManifest = `${manifestPath}.${token}.tmp`;
+  try {
+    await writeDurably(vectorsPath, binary);
+    throwIfAborted(signal);
+    await writeDurably(temporaryManifest, manifestText);
+    await rename(temporaryManifest, manifestPath);
+  } catch (error) {
+    await rm(temporaryManifest, { force: true }).catch(() => undefined);
+    await rm(vectorsPath, { force: true }).catch(() => undefined);
+    throw error;
+  }
+  await syncDirectory(directory);
+  if (previous !== undefined && previous !== vectorsFile) {
+    await rm(join(directory, previous), { force: true }).catch(() => undefined);
+  }
+}
+
+/** Reads and checks a save; anything missing, corrupt or inconsistent is an IndexFormatError. */
+export async function readStore(directory: string, signal?: AbortSignal): Promise<StoreSnapshot> {
+  const manifestPath = join(directory, MANIFEST_FILE);
+  let text: string;
+  try {
+    text = await readFile(manifestPath, 'utf8');
+  } catch (error) {
+    throw new IndexFormatError({
+      message: 'No saved vector store could be read here',
+      path: manifestPath,
+      cause: error,
+    });
+  }
+  throwIfAborted(signal);
+  const manifest = parseManifest(text, manifestPath);
+  const vectorsPath = join(directory, manifest.vectors.file);
+  let binary: Uint8Array;
+  try {
+    binary = await readFile(vectorsPath);
+  } catch (error) {
+    throw new IndexFormatError({
+      message: 'The vectors file named by the manifest is missing',
+      path: vectorsPath,
+      cause: error,
+    });
+  }
+  throwIfAborted(signal);
+  if (binary.byteLength !== manifest.vectors.bytes || sha256(binary) !== manifest.vectors.sha256) {
+    throw new IndexFormatError({
+      message: 'The vectors file does not match the manifest (truncated, corrupt or from another save)',
+      path: vectorsPath,
+    });
+  }
+  const vectors = decodeVectors(binary, manifest, vectorsPath);
+  let chunks: Chunk[];
+  try {
+    chunks = normalizeChunks(manifest.chunks);
+  } catch (error) {
+    if (!ChunkValidationError.isInstance(error)) throw error;
+    throw new IndexFormatError({
+      message: `The saved chunks are invalid: ${error.message}`,
+      path: manifestPath,
+      cause: error,
+    });
+  }
+  return { metric: manifest.metric, dimension: manifest.dimension, vectors, chunks };
+}
+
+function parseManifest(text: string, path: string): Manifest {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new IndexFormatError({ message: 'The manifest is not valid JSON', path, cause: error });
+  }
+  const fail = (message: string): never => {
+    throw new IndexFormatError({ message, path });
+  };
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    return fail('The manifest is not an object');
+  const manifest = value as Record<string, unknown>;
+  if (manifest.format !== FORMAT)
+    return fail(`Not a Zerda in-memory vector store (format ${String(manifest.format)})`);
+  if (manifest.version !== FORMAT_VERSION) {
+    return fail(
+      `Format version ${String(manifest.version)} is not supported (this version of Zerda reads ${FORMAT_VERSION})`,
+    );
+  }
+  if (!METRIC_CODES.includes(manifest.metric as DistanceMetric))
+    return fail(`Unknown metric ${String(manifest.metric)}`);
+  if (!isPositiveInteger(manifest.dimension)) return fail('The dimension must be a positive integer');
+  if (!isCount(manifest.count)) return fail('The count must be a non-negative integer');
+  const vectors = manifest.vectors as Record<string, unknown> | null;
+  if (
+    vectors === null ||
+    typeof vectors !== 'object' ||
+    typeof vectors.file !== 'string' ||
+    !VECTORS_FILE_PATTERN.test(vectors.file) ||
+    !isCount(vectors.bytes) ||
+    typeof vectors.sha256 !== 'string'
+  ) {
+    return fail('The manifest does not name a valid vectors file');
+  }
+  if (!Array.isArray(manifest.chunks) || manifest.chunks.length !== manifest.count) {
+    return fail(`The manifest should hold ${String(manifest.count)} chunks`);
+  }
+  return manifest as unknown as Manifest;
+}
+
+function encodeVectors(snapshot: StoreSnapshot, count: number): Uint8Array {
+  const { dimension, vectors } = snapshot;
+  const values = count * dimension;
+  const binary = new Uint8Array(HEADER_BYTES + values * 4);
+  const view = new DataView(binary.buffer);
+  for (let index = 0; index < MAGIC.length; index++) binary[index] = MAGIC.charCodeAt(index);
+  view.setUint32(8, FORMAT_VERSION, true);
+  view.setUint32(12, dimension, true);
+  view.setUint32(16, count, true);
+  view.setUint8(20, METRIC_CODES.indexOf(snapshot.metric));
+  if (littleEndian) {
+    binary.set(new Uint8Array(vectors.buffer, vectors.byteOffset, values * 4), HEADER_BYTES);
+  } else {
+    for (let index = 0; index < values; index++)
+      view.setFloat32(HEADER_BYTES + index * 4, vectors[index]!, true);
+  }
+  return binary;
+}
+
+function decodeVectors(binary: Uint8Array, manifest: Manifest, path: string): Float32Array {
+  const fail = (message: string): never => {
+    throw new IndexFormatError({ message, path });
+  };
+  const { dimension, count } = manifest;
+  if (binary.byteLength < HEADER_BYTES) return fail('The vectors file is too short for its header');
+  const view = new DataView(binary.buffer, binary.byteOffset, binary.byteLength);
+  for (let index = 0; index < MAGIC.length; index++) {
+    if (binary[index] !== MAGIC.charCodeAt(index)) return fail('Not a Zerda vectors file (bad magic number)');
+  }
+  if (view.getUint32(8, true) !== FORMAT_VERSION)
+    return fail(`Unsupported vectors file version ${view.getUint32(8, true)}`);
+  if (view.getUint32(12, true) !== dimension || view.getUint32(16, true) !== count) {
+    return fail('The vectors file header does not match the manifest');
+  }
+  if (METRIC_CODES[view.getUint8(20)] !== manifest.metric)
+    return fail('The vectors file metric does not match the manifest');
+  const values = count * dimension;
+  if (binary.byteLength !== HEADER_BYTES + values * 4) return fail('The vectors file has the wrong length');
+  const vectors = new Float32Array(values);
+  if (littleEndian) {
+    new Uint8Array(vectors.buffer).set(binary.subarray(HEADER_BYTES));
+  } else {
+    for (let index = 0; index < values; index++)
+      vectors[index] = view.getFloat32(HEADER_BYTES + index * 4, true);
+  }
+  for (let index = 0; index < values; index++) {
+    if (!Number.isFinite(vectors[index]!)) {
+      return fail(`Vector ${Math.floor(index / dimension)} holds a value that is not finite`);
+    }
+  }
+  return vectors;
+}
+
+async function previousVectorsFile(directory: string): Promise<string | undefined> {
+  try {
+    const manifest = JSON.parse(await readFile(join(directory, MANIFEST_FILE), 'utf8')) as {
+      vectors?: { file?: unknown };
+    };
+    const file = manifest.vectors?.file;
+    return typeof file === 'string' && VECTORS_FILE_PATTERN.test(file) ? file : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Writes and flushes to disk, so the rename that follows never exposes an unwritten file. */
+async function writeDurably(path: string, data: Uint8Array | string): Promise<void> {
+  const handle = await open(path, 'w');
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Flushes the directory entry of the rename where the platform allows it (not on Windows). */
+async function syncDirectory(directory: string): Promise<void> {
+  try {
+    const handle = await open(directory, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // Best effort: the save is complete either way.
+  }
+}
+
+function sha256(data: Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+function isPositiveInteger(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}

@@ -1,0 +1,113 @@
+/** The k best entries of a score array, best first. */
+export interface TopK {
+  /** Positions in the scored array. */
+  indices: Int32Array;
+  scores: Float64Array;
+}
+
+/**
+ * The `k` highest scores among `scores[0 .. count)`, best first; equal scores keep index order
+ * (lower index first), so the result equals a full stable sort cut to k. NaN scores are skipped.
+ *
+ * A bounded min-heap of size k holds the best so far; its root is the worst of them, so most
+ * entries are dismissed by one comparison. `accept`, when given, is asked only about entries
+ * that would enter the heap: a filter is then evaluated on a handful of rows, not all of them.
+ */
+export function selectTopK(
+  scores: ArrayLike<number>,
+  count: number,
+  k: number,
+  accept?: (index: number) => boolean,
+): TopK {
+  const capacity = Math.max(0, Math.min(k, count));
+  const heapScores = new Float64Array(capacity);
+  const heapIndices = new Int32Array(capacity);
+  let size = 0;
+  if (capacity > 0) {
+    let i = 0;
+    // Fill the heap.
+    for (; i < count && size < capacity; i++) {
+      const score = scores[i]!;
+      if (Number.isNaN(score) || (accept !== undefined && !accept(i))) continue;
+      siftUp(heapScores, heapIndices, size, score, i);
+      size++;
+    }
+    // Later indices are larger, so on equal scores the one in the heap wins: strictly greater only.
+    let threshold = heapScores[0]!;
+    for (; i < count; i++) {
+      const score = scores[i]!;
+      if (!(score > threshold)) continue;
+      if (accept !== undefined && !accept(i)) continue;
+      siftDown(heapScores, heapIndices, size, score, i);
+      threshold = heapScores[0]!;
+    }
+  }
+  // Pop the worst first, filling the result from the back.
+  const indices = new Int32Array(size);
+  const result = new Float64Array(size);
+  for (let end = size; end > 0; end--) {
+    indices[end - 1] = heapIndices[0]!;
+    result[end - 1] = heapScores[0]!;
+    const lastScore = heapScores[end - 1]!;
+    const lastIndex = heapIndices[end - 1]!;
+    siftDown(heapScores, heapIndices, end - 1, lastScore, lastIndex);
+  }
+  return { indices, scores: result };
+}
+
+/** True when (scoreA, indexA) ranks below (scoreB, indexB): lower score, or same score and later. */
+function worse(scoreA: number, indexA: number, scoreB: number, indexB: number): boolean {
+  return scoreA < scoreB || (scoreA === scoreB && indexA > indexB);
+}
+
+/** Inserts (score, index) at position `size` and restores the heap order upwards. */
+function siftUp(
+  heapScores: Float64Array,
+  heapIndices: Int32Array,
+  size: number,
+  score: number,
+  index: number,
+): void {
+  let position = size;
+  while (position > 0) {
+    const parent = (position - 1) >> 1;
+    const parentScore = heapScores[parent]!;
+    const parentIndex = heapIndices[parent]!;
+    if (!worse(score, index, parentScore, parentIndex)) break;
+    heapScores[position] = parentScore;
+    heapIndices[position] = parentIndex;
+    position = parent;
+  }
+  heapScores[position] = score;
+  heapIndices[position] = index;
+}
+
+/** Replaces the root of a heap of `size` entries with (score, index) and restores the order downwards. */
+function siftDown(
+  heapScores: Float64Array,
+  heapIndices: Int32Array,
+  size: number,
+  score: number,
+  index: number,
+): void {
+  if (size === 0) return;
+  let position = 0;
+  for (;;) {
+    const left = 2 * position + 1;
+    if (left >= size) break;
+    let child = left;
+    const right = left + 1;
+    if (
+      right < size &&
+      worse(heapScores[right]!, heapIndices[right]!, heapScores[left]!, heapIndices[left]!)
+    ) {
+      child = right;
+    }
+    if (!worse(heapScores[child]!, heapIndices[child]!, score, index)) break;
+    heapScores[position] = heapScores[child]!;
+    heapIndices[position] = heapIndices[child]!;
+    position = child;
+  }
+  heapScores[position] = score;
+  heapIndices[position] = index;
+}

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Sets up everything the tests need on a fresh Debian 12 machine that has Node.js 20 and npm,
+# then runs every check CI runs: lint, types, the whole test suite, the build and packaging checks.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PNPM_VERSION=10.34.9
+if ! command -v pnpm >/dev/null 2>&1 || [ "$(pnpm --version)" != "$PNPM_VERSION" ]; then
+  # Corepack's download of pnpm fails its signature check here; npm works.
+  npm install -g "pnpm@$PNPM_VERSION"
+fi
+
+pnpm install --frozen-lockfile
+pnpm lint
+pnpm typecheck
+pnpm test
+pnpm build
+pnpm check:packages
