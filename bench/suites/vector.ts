@@ -10,7 +10,8 @@ import type { BenchRow, BenchSuite, BenchSuiteOptions } from '../report.js';
  *
  * Every system gets the same unit-length vectors, so cosine is a dot product for all of them
  * (usearch runs its inner-product metric, its fastest exact path). Recall@10 is measured against
- * the plain JavaScript scan, which sums in float64.
+ * the plain JavaScript scan, which sums in float64. Queries are timed interleaved across the
+ * systems (see `timeInterleaved`), so a busy machine slows them all alike.
  */
 
 const DIMENSION = 384;
@@ -59,7 +60,7 @@ const systems: VectorSystem[] = [
     build: zerda({ kernel: 'wasm' }),
   },
   {
-    name: 'zerda int8',
+    name: 'zerda int8+rescore',
     notes:
       'InMemoryVectorStore quantization int8: i16x8 dot scan of per-vector int8 codes for max(4k, 100) ' +
       'candidates, re-scored exactly in float32',

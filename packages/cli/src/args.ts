@@ -3,11 +3,20 @@ import { UsageError } from './io.js';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
+/** What `parseCommandArgs` returns for a set of options: typed values and the positionals. */
+export type ParsedCommandArgs<T extends Options> = ReturnType<
+  typeof parseArgs<{ args: string[]; options: T; allowPositionals: true; strict: true }>
+>;
+
 /**
  * `node:util` parseArgs in strict mode, with its errors turned into UsageErrors that carry the
  * command's help.
  */
-export function parseCommandArgs<T extends Options>(argv: string[], options: T, help: string) {
+export function parseCommandArgs<T extends Options>(
+  argv: string[],
+  options: T,
+  help: string,
+): ParsedCommandArgs<T> {
   try {
     return parseArgs({ args: argv, options, allowPositionals: true, strict: true });
   } catch (error) {

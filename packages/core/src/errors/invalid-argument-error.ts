@@ -10,7 +10,12 @@ export class InvalidArgumentError extends ZerdaError {
   readonly argument: string;
   readonly value: unknown;
 
-  constructor({ argument, value, message, cause }: { argument: string; value?: unknown; message: string; cause?: unknown }) {
+  constructor({
+    argument,
+    value,
+    message,
+    cause,
+  }: { argument: string; value?: unknown; message: string; cause?: unknown }) {
     super({ message: `Invalid argument '${argument}': ${message}`, cause }, 'InvalidArgumentError');
     this.argument = argument;
     this.value = value;

@@ -8,7 +8,10 @@ export class RetrievalError extends ZerdaError {
   private readonly [symbol] = true;
   readonly failures: Array<{ branch: string; error: unknown }>;
 
-  constructor({ failures, message }: { failures: Array<{ branch: string; error: unknown }>; message?: string }) {
+  constructor({
+    failures,
+    message,
+  }: { failures: Array<{ branch: string; error: unknown }>; message?: string }) {
     super(
       {
         message:

@@ -27,6 +27,9 @@ export class ZerdaError extends Error {
 export function hasMarker(error: unknown, markerName: string): boolean {
   const brand = Symbol.for(markerName);
   return (
-    error != null && typeof error === 'object' && brand in error && (error as Record<symbol, unknown>)[brand] === true
+    error != null &&
+    typeof error === 'object' &&
+    brand in error &&
+    (error as Record<symbol, unknown>)[brand] === true
   );
 }

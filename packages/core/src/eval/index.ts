@@ -10,6 +10,12 @@ export {
 } from './beir.js';
 export { DatasetError } from './dataset-error.js';
 export {
+  type EmbeddingKind,
+  type EmbeddingsFile,
+  type ReadEmbeddingsOptions,
+  readEmbeddings,
+} from './embeddings.js';
+export {
   compareCodePoints,
   compareRunEntries,
   countRelevant,

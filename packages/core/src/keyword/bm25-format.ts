@@ -51,7 +51,8 @@ interface Header {
 const align8 = (n: number) => (n + 7) & ~7;
 
 export function encodeSnapshot(snapshot: BM25Snapshot): Uint8Array {
-  if (endianness() !== 'LE') throw new IndexFormatError({ message: 'Saving indexes needs a little-endian machine' });
+  if (endianness() !== 'LE')
+    throw new IndexFormatError({ message: 'Saving indexes needs a little-endian machine' });
   const encoder = new TextEncoder();
   const payloads = SECTIONS.map(({ name, kind }) => {
     const value = snapshot[name];
@@ -67,7 +68,13 @@ export function encodeSnapshot(snapshot: BM25Snapshot): Uint8Array {
     sections.push({ name, offset, byteLength });
     offset = align8(offset + byteLength);
   });
-  const header: Header = { format: 'zerda-bm25', analyzer: snapshot.analyzer, k1: snapshot.k1, b: snapshot.b, sections };
+  const header: Header = {
+    format: 'zerda-bm25',
+    analyzer: snapshot.analyzer,
+    k1: snapshot.k1,
+    b: snapshot.b,
+    sections,
+  };
   const headerBytes = encoder.encode(JSON.stringify(header));
   const dataStart = align8(16 + headerBytes.byteLength);
   const total = dataStart + offset + 4;
@@ -77,7 +84,9 @@ export function encodeSnapshot(snapshot: BM25Snapshot): Uint8Array {
   view.setUint32(8, BM25_FORMAT_VERSION, true);
   view.setUint32(12, headerBytes.byteLength, true);
   bytes.set(headerBytes, 16);
-  sections.forEach((section, i) => bytes.set(payloads[i] as Uint8Array, dataStart + section.offset));
+  sections.forEach((section, i) => {
+    bytes.set(payloads[i] as Uint8Array, dataStart + section.offset);
+  });
   view.setUint32(total - 4, crc32(bytes.subarray(0, total - 4)), true);
   return bytes;
 }
@@ -96,7 +105,8 @@ export function decodeSnapshot(bytes: Uint8Array, path?: string): BM25Snapshot {
     fail(`format version ${version}, this Zerda reads version ${BM25_FORMAT_VERSION}`);
   }
   const storedCrc = view.getUint32(bytes.byteLength - 4, true);
-  if (crc32(bytes.subarray(0, bytes.byteLength - 4)) !== storedCrc) fail('checksum mismatch (the file is corrupt or truncated)');
+  if (crc32(bytes.subarray(0, bytes.byteLength - 4)) !== storedCrc)
+    fail('checksum mismatch (the file is corrupt or truncated)');
   const headerLength = view.getUint32(12, true);
   if (16 + headerLength > bytes.byteLength - 4) fail('header length beyond the end of the file');
   let header: Header;
@@ -105,7 +115,8 @@ export function decodeSnapshot(bytes: Uint8Array, path?: string): BM25Snapshot {
   } catch (error) {
     return fail('unreadable header', error);
   }
-  if (header.format !== 'zerda-bm25' || !Array.isArray(header.sections)) fail('header is not a BM25 index header');
+  if (header.format !== 'zerda-bm25' || !Array.isArray(header.sections))
+    fail('header is not a BM25 index header');
   const dataStart = align8(16 + headerLength);
   const dataEnd = bytes.byteLength - 4;
   const decoded: Partial<Record<SectionName, unknown>> = {};
@@ -114,7 +125,8 @@ export function decodeSnapshot(bytes: Uint8Array, path?: string): BM25Snapshot {
     if (!section) return fail(`section '${name}' is missing`);
     const start = dataStart + section.offset;
     const end = start + section.byteLength;
-    if (!Number.isInteger(start) || start < dataStart || end > dataEnd) fail(`section '${name}' lies outside the file`);
+    if (!Number.isInteger(start) || start < dataStart || end > dataEnd)
+      fail(`section '${name}' lies outside the file`);
     // A copy, aligned and detached from the input (a Node Buffer may be a view into a shared pool).
     const slice = new Uint8Array(bytes.subarray(start, end));
     if (kind === 'json') {
@@ -137,8 +149,10 @@ export function decodeSnapshot(bytes: Uint8Array, path?: string): BM25Snapshot {
 /** Structural checks, so a file that passes the checksum but lies about its shape is still refused. */
 function validateSnapshot(s: BM25Snapshot, fail: (message: string) => never): void {
   if (typeof s.analyzer !== 'string' || !Number.isFinite(s.k1) || !Number.isFinite(s.b)) fail('bad settings');
-  if (!Array.isArray(s.ids) || !s.ids.every((id) => typeof id === 'string')) fail('document ids are not strings');
-  if (!Array.isArray(s.vocabulary) || !s.vocabulary.every((t) => typeof t === 'string')) fail('terms are not strings');
+  if (!Array.isArray(s.ids) || !s.ids.every((id) => typeof id === 'string'))
+    fail('document ids are not strings');
+  if (!Array.isArray(s.vocabulary) || !s.vocabulary.every((t) => typeof t === 'string'))
+    fail('terms are not strings');
   const documents = s.ids.length;
   const terms = s.vocabulary.length;
   if (new Set(s.ids).size !== documents) fail('duplicate document ids');
@@ -152,14 +166,17 @@ function validateSnapshot(s: BM25Snapshot, fail: (message: string) => never): vo
   }
   for (let i = 0; i < s.segmentTerms.length; i++) {
     const term = s.segmentTerms[i] as number;
-    if (term >= terms || (i > 0 && term <= (s.segmentTerms[i - 1] as number))) fail('term ids out of order or range');
+    if (term >= terms || (i > 0 && term <= (s.segmentTerms[i - 1] as number)))
+      fail('term ids out of order or range');
     const from = s.termStart[i] as number;
     const to = s.termStart[i + 1] as number;
     if (to < from) fail('term offsets decrease');
-    if (to - from !== s.documentFrequency[term]) fail(`document frequency of term ${term} disagrees with its postings`);
+    if (to - from !== s.documentFrequency[term])
+      fail(`document frequency of term ${term} disagrees with its postings`);
     for (let p = from; p < to; p++) {
       const doc = s.postDocs[p] as number;
-      if (doc >= documents || (p > from && doc <= (s.postDocs[p - 1] as number))) fail('posting documents out of order or range');
+      if (doc >= documents || (p > from && doc <= (s.postDocs[p - 1] as number)))
+        fail('posting documents out of order or range');
     }
   }
 }

@@ -9,7 +9,11 @@ import { BM25Index } from './bm25-index.js';
 /** A plain analyser, so these tests exercise the index alone. */
 const whitespace: Analyzer = {
   name: 'test-whitespace',
-  analyze: (text) => text.toLowerCase().split(/\s+/u).filter((term) => term.length > 0 && term !== 'the'),
+  analyze: (text) =>
+    text
+      .toLowerCase()
+      .split(/\s+/u)
+      .filter((term) => term.length > 0 && term !== 'the'),
 };
 
 /** Deterministic pseudo-random numbers (mulberry32). */
@@ -27,7 +31,7 @@ function random(seed: number): () => number {
 /** Zipf-like words: head words hit most documents, as in real text. */
 function zipfCorpus(seed: number, documents: number, vocabulary = 400): { id: string; text: string }[] {
   const next = random(seed);
-  const word = () => `w${Math.floor(vocabulary ** next() ** 1.6)}`;
+  const word = () => `w${Math.floor(vocabulary ** (next() ** 1.6))}`;
   return Array.from({ length: documents }, (_, i) => ({
     id: `doc-${i}`,
     text: Array.from({ length: 5 + Math.floor(next() * 60) }, word).join(' '),
@@ -37,7 +41,10 @@ function zipfCorpus(seed: number, documents: number, vocabulary = 400): { id: st
 function queries(seed: number, count: number, vocabulary = 400): string[] {
   const next = random(seed);
   return Array.from({ length: count }, () =>
-    Array.from({ length: 1 + Math.floor(next() * 6) }, () => `w${Math.floor(vocabulary ** next() ** 1.6)}`).join(' '),
+    Array.from(
+      { length: 1 + Math.floor(next() * 6) },
+      () => `w${Math.floor(vocabulary ** (next() ** 1.6))}`,
+    ).join(' '),
   );
 }
 
@@ -67,7 +74,9 @@ function referenceBm25(documents: { id: string; text: string }[], query: string,
 
 function expectSameHits(actual: { id: string; score: number }[], expected: { id: string; score: number }[]) {
   expect(actual.map((hit) => hit.id)).toEqual(expected.map((hit) => hit.id));
-  actual.forEach((hit, i) => expect(hit.score).toBeCloseTo((expected[i] as { score: number }).score, 9));
+  actual.forEach((hit, i) => {
+    expect(hit.score).toBeCloseTo((expected[i] as { score: number }).score, 9);
+  });
 }
 
 describe('BM25Index', () => {
@@ -105,7 +114,9 @@ describe('BM25Index', () => {
     const incremental = new BM25Index({ analyzer: whitespace });
     for (let i = 0; i < documents.length; i += 37) incremental.add(documents.slice(i, i + 37));
     // Replace every fifth document, remove every seventh.
-    const replaced = documents.filter((_, i) => i % 5 === 0).map((d, i) => ({ id: d.id, text: `w1 w2 w3 extra${i % 9}` }));
+    const replaced = documents
+      .filter((_, i) => i % 5 === 0)
+      .map((d, i) => ({ id: d.id, text: `w1 w2 w3 extra${i % 9}` }));
     incremental.add(replaced);
     const removed = documents.filter((_, i) => i % 7 === 0 && i % 5 !== 0).map((d) => d.id);
     expect(incremental.remove(removed)).toBe(removed.length);
@@ -123,7 +134,8 @@ describe('BM25Index', () => {
     }
     incremental.optimize();
     expect(incremental.stats().segments).toBe(1);
-    for (const query of queries(7, 30)) expectSameHits(incremental.search(query, 20), fresh.search(query, 20));
+    for (const query of queries(7, 30))
+      expectSameHits(incremental.search(query, 20), fresh.search(query, 20));
   });
 
   it('keeps segments logarithmic and compacts after many removals', () => {
@@ -145,7 +157,10 @@ describe('BM25Index', () => {
     const even = (id: string) => Number(id.slice(4)) % 2 === 0;
     for (const query of queries(11, 20)) {
       const filtered = index.search(query, 10, { accept: even });
-      const all = index.search(query, 1000).filter((hit) => even(hit.id)).slice(0, 10);
+      const all = index
+        .search(query, 1000)
+        .filter((hit) => even(hit.id))
+        .slice(0, 10);
       expectSameHits(filtered, all);
     }
   });
@@ -165,8 +180,14 @@ describe('BM25Index', () => {
     const before = index.search('alpha beta gamma', 10);
     const bad: unknown[][] = [
       [{ id: 'b', text: 'gamma' }, { text: 'no id here' }],
-      [{ id: 'b', text: 'gamma' }, { id: 'c', text: 42 }],
-      [{ id: 'b', text: 'gamma' }, { id: 'b', text: 'gamma again' }],
+      [
+        { id: 'b', text: 'gamma' },
+        { id: 'c', text: 42 },
+      ],
+      [
+        { id: 'b', text: 'gamma' },
+        { id: 'b', text: 'gamma again' },
+      ],
       [{ id: '', text: 'empty id' }],
     ];
     const reasons: string[] = [];

@@ -5,8 +5,15 @@ import { normalizeChunks } from '../model/index.js';
 import { type Analyzer, defaultAnalyzer } from '../text/index.js';
 import { ensureCapacity } from '../util/growable.js';
 import { type BM25Snapshot, decodeSnapshot, encodeSnapshot } from './bm25-format.js';
-import { type QueryTerm, type ScoringView, ScoringScratch, scoreTopK } from './scorer.js';
-import { BuildScratch, buildSegment, findSegment, mergeSegments, type Segment, withForwardIndex } from './segment.js';
+import { type QueryTerm, ScoringScratch, type ScoringView, scoreTopK } from './scorer.js';
+import {
+  BuildScratch,
+  buildSegment,
+  findSegment,
+  mergeSegments,
+  type Segment,
+  withForwardIndex,
+} from './segment.js';
 
 export interface BM25Options {
   /** Text analysis for documents and queries (default: `defaultAnalyzer`). */
@@ -92,7 +99,11 @@ export class BM25Index {
       throw new InvalidArgumentError({ argument: 'k1', value: k1, message: 'must be a finite number >= 0' });
     }
     if (!Number.isFinite(b) || b < 0 || b > 1) {
-      throw new InvalidArgumentError({ argument: 'b', value: b, message: 'must be a number between 0 and 1' });
+      throw new InvalidArgumentError({
+        argument: 'b',
+        value: b,
+        message: 'must be a number between 0 and 1',
+      });
     }
     this.analyzer = options.analyzer ?? defaultAnalyzer;
     this.k1 = k1;
@@ -137,11 +148,17 @@ export class BM25Index {
     this.slotCount += batch.length;
     this.liveCount += batch.length;
 
-    const segment = buildSegment(docStart, termSequences, this.terms.length, this.buildScratch, (term, tf, length) => {
-      this.documentFrequency[term] = (this.documentFrequency[term] as number) + 1;
-      if (tf > (this.maxTf[term] as number)) this.maxTf[term] = tf;
-      if (length < (this.minLength[term] as number)) this.minLength[term] = length;
-    });
+    const segment = buildSegment(
+      docStart,
+      termSequences,
+      this.terms.length,
+      this.buildScratch,
+      (term, tf, length) => {
+        this.documentFrequency[term] = (this.documentFrequency[term] as number) + 1;
+        if (tf > (this.maxTf[term] as number)) this.maxTf[term] = tf;
+        if (length < (this.minLength[term] as number)) this.minLength[term] = length;
+      },
+    );
     this.segments.push(segment);
     this.mergeTail();
     this.normsDirty = true;
@@ -155,7 +172,11 @@ export class BM25Index {
       if (slot === undefined) continue;
       const segment = this.segments[findSegment(this.segments, slot)] as Segment;
       const local = slot - segment.docStart;
-      for (let f = segment.fwdStart[local] as number, end = segment.fwdStart[local + 1] as number; f < end; f++) {
+      for (
+        let f = segment.fwdStart[local] as number, end = segment.fwdStart[local + 1] as number;
+        f < end;
+        f++
+      ) {
         const term = segment.fwdTerms[f] as number;
         this.documentFrequency[term] = (this.documentFrequency[term] as number) - 1;
       }
@@ -208,9 +229,17 @@ export class BM25Index {
   }
 
   /** Like `search`, with the number of matching documents (a lower bound when pruning skipped some). */
-  searchWithCount(query: string, k: number, options: BM25SearchOptions = {}): { hits: BM25Hit[]; matched: number } {
+  searchWithCount(
+    query: string,
+    k: number,
+    options: BM25SearchOptions = {},
+  ): { hits: BM25Hit[]; matched: number } {
     if (!Number.isInteger(k) || k <= 0) {
-      throw new InvalidArgumentError({ argument: 'k', value: k, message: `must be a positive integer, got ${String(k)}` });
+      throw new InvalidArgumentError({
+        argument: 'k',
+        value: k,
+        message: `must be a positive integer, got ${String(k)}`,
+      });
     }
     const queryTerms = this.queryTerms(query);
     if (queryTerms.length === 0 || this.liveCount === 0) return { hits: [], matched: 0 };
@@ -236,7 +265,14 @@ export class BM25Index {
       this.norms.byteLength;
     for (const segment of this.segments) {
       postings += segment.postDocs.length;
-      for (const array of [segment.terms, segment.termStart, segment.postDocs, segment.postTfs, segment.fwdStart, segment.fwdTerms]) {
+      for (const array of [
+        segment.terms,
+        segment.termStart,
+        segment.postDocs,
+        segment.postTfs,
+        segment.fwdStart,
+        segment.fwdTerms,
+      ]) {
         arrayBytes += array.byteLength;
       }
     }
@@ -311,7 +347,12 @@ export class BM25Index {
     const merged =
       this.segments.length > 0
         ? mergeSegments(this.segments, (doc) => this.ids[doc] !== undefined, renumber)
-        : { terms: new Uint32Array(0), termStart: new Uint32Array(1), postDocs: new Uint32Array(0), postTfs: new Uint16Array(0) };
+        : {
+            terms: new Uint32Array(0),
+            termStart: new Uint32Array(1),
+            postDocs: new Uint32Array(0),
+            postTfs: new Uint16Array(0),
+          };
     const termCount = this.terms.length;
     return {
       analyzer: this.analyzer.name,
@@ -341,7 +382,9 @@ export class BM25Index {
     this.minLength = ensureCapacity(snapshot.minLength, termCount);
     const documents = snapshot.ids.length;
     this.ids = [...snapshot.ids];
-    snapshot.ids.forEach((id, slot) => this.slotOf.set(id, slot));
+    snapshot.ids.forEach((id, slot) => {
+      this.slotOf.set(id, slot);
+    });
     this.lengths = ensureCapacity(snapshot.lengths, documents);
     this.norms = new Float64Array(Math.max(64, documents));
     this.slotCount = documents;
@@ -402,7 +445,9 @@ export class BM25Index {
       for (let slot = 0; slot < this.slotCount; slot++) {
         // A removed document's norm is infinite, so its postings contribute exactly 0.
         norms[slot] =
-          ids[slot] === undefined ? Number.POSITIVE_INFINITY : k1 * (1 - b + (b * (lengths[slot] as number)) / averageLength);
+          ids[slot] === undefined
+            ? Number.POSITIVE_INFINITY
+            : k1 * (1 - b + (b * (lengths[slot] as number)) / averageLength);
       }
       this.normsDirty = false;
     }
@@ -446,7 +491,11 @@ export class BM25Index {
       if (!last) return;
       const tier = sizeTier(last.docCount);
       let run = 1;
-      while (run < segments.length && sizeTier((segments[segments.length - 1 - run] as Segment).docCount) === tier) run++;
+      while (
+        run < segments.length &&
+        sizeTier((segments[segments.length - 1 - run] as Segment).docCount) === tier
+      )
+        run++;
       if (run < MERGE_FACTOR) return;
       const merged = mergeSegments(segments.slice(-run), (doc) => this.ids[doc] !== undefined);
       segments.splice(segments.length - run, run, merged);

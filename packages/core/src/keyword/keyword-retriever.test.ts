@@ -10,14 +10,33 @@ import { KeywordRetriever } from './keyword-retriever.js';
 
 const whitespace: Analyzer = {
   name: 'test-whitespace',
-  analyze: (text) => text.toLowerCase().split(/\W+/u).filter((term) => term.length > 0),
+  analyze: (text) =>
+    text
+      .toLowerCase()
+      .split(/\W+/u)
+      .filter((term) => term.length > 0),
 };
 
 const chunks: Chunk[] = [
-  { id: 'a', text: 'solar panels convert sunlight', docId: 'energy', metadata: { category: 'energy', year: 2020 } },
+  {
+    id: 'a',
+    text: 'solar panels convert sunlight',
+    docId: 'energy',
+    metadata: { category: 'energy', year: 2020 },
+  },
   { id: 'b', text: 'solar solar wind power', docId: 'energy', metadata: { category: 'energy', year: 2022 } },
-  { id: 'c', text: 'contract law and solar leases', docId: 'law', metadata: { category: 'legal', year: 2021 } },
-  { id: 'd', text: 'wind turbines at sea', docId: 'energy', metadata: { category: 'energy', year: 2019, tags: ['sea'] } },
+  {
+    id: 'c',
+    text: 'contract law and solar leases',
+    docId: 'law',
+    metadata: { category: 'legal', year: 2021 },
+  },
+  {
+    id: 'd',
+    text: 'wind turbines at sea',
+    docId: 'energy',
+    metadata: { category: 'energy', year: 2019, tags: ['sea'] },
+  },
 ];
 
 describe('KeywordRetriever', () => {
@@ -55,23 +74,32 @@ describe('KeywordRetriever', () => {
       { id: 'lc', pageContent: 'langchain document text', metadata: { source: 'x' } },
       { id: 'ct', content: 'content shaped text' },
     ]);
-    expect(retriever.get('lc')).toEqual({ id: 'lc', text: 'langchain document text', metadata: { source: 'x' } });
+    expect(retriever.get('lc')).toEqual({
+      id: 'lc',
+      text: 'langchain document text',
+      metadata: { source: 'x' },
+    });
     expect((await retriever.retrieve('text')).hits).toHaveLength(2);
   });
 
   it('refuses bad chunks with a typed error and keeps its state', async () => {
     const retriever = new KeywordRetriever({ analyzer: whitespace });
     retriever.add(chunks);
-    expect(() => retriever.add([{ id: 'x', text: 'fine' }, { id: 'y', text: ['not', 'text'] }])).toThrow(
-      ChunkValidationError,
-    );
+    expect(() =>
+      retriever.add([
+        { id: 'x', text: 'fine' },
+        { id: 'y', text: ['not', 'text'] },
+      ]),
+    ).toThrow(ChunkValidationError);
     expect(() => retriever.add([{ id: 'z', text: 'ok', metadata: { nested: { no: 1 } } }])).toThrow(/nested/);
     expect(retriever.size).toBe(4);
     expect(retriever.get('x')).toBeUndefined();
     await expect(retriever.retrieve('fine')).resolves.toMatchObject({ hits: [] });
     await expect(retriever.retrieve('solar', { k: 0 })).rejects.toThrow(InvalidArgumentError);
     await expect(retriever.retrieve('solar', { k: 2.5 })).rejects.toThrow(InvalidArgumentError);
-    await expect(retriever.retrieve('solar', { filter: { year: { $bogus: 1 } } as never })).rejects.toThrow(/\$bogus/);
+    await expect(retriever.retrieve('solar', { filter: { year: { $bogus: 1 } } as never })).rejects.toThrow(
+      /\$bogus/,
+    );
   });
 
   it('removes and replaces chunks by id', async () => {
@@ -90,7 +118,10 @@ describe('KeywordRetriever', () => {
     const writer = (async () => {
       for (let batch = 0; batch < 40; batch++) {
         retriever.add(
-          Array.from({ length: batchSize }, (_, i) => ({ id: `${batch}-${i}`, text: `zebra stripes number ${i}` })),
+          Array.from({ length: batchSize }, (_, i) => ({
+            id: `${batch}-${i}`,
+            text: `zebra stripes number ${i}`,
+          })),
         );
         await new Promise((resolve) => setImmediate(resolve));
       }
@@ -119,8 +150,12 @@ describe('KeywordRetriever', () => {
       retriever.retrieve('solar wind', { filter: { category: 'energy' } }),
       loaded.retrieve('solar wind', { filter: { category: 'energy' } }),
     ]);
-    expect(reloaded.hits.map((hit) => [hit.chunk, hit.score])).toEqual(original.hits.map((hit) => [hit.chunk, hit.score]));
+    expect(reloaded.hits.map((hit) => [hit.chunk, hit.score])).toEqual(
+      original.hits.map((hit) => [hit.chunk, hit.score]),
+    );
     await writeFile(join(directory, 'chunks.jsonl'), JSON.stringify({ id: 'other', text: 'x' }));
-    await expect(KeywordRetriever.load(directory, { analyzer: whitespace })).rejects.toThrow(IndexFormatError);
+    await expect(KeywordRetriever.load(directory, { analyzer: whitespace })).rejects.toThrow(
+      IndexFormatError,
+    );
   });
 });

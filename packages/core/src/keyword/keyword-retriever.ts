@@ -70,7 +70,11 @@ export class KeywordRetriever extends BaseRetriever {
     return removed;
   }
 
-  protected async retrieveChunks(query: string, k: number, options: RetrieveChunksOptions): Promise<RetrievedChunks> {
+  protected async retrieveChunks(
+    query: string,
+    k: number,
+    options: RetrieveChunksOptions,
+  ): Promise<RetrievedChunks> {
     const matches = options.filter === undefined ? undefined : compileFilter(parseFilter(options.filter));
     const chunks = this.byId;
     const { hits, matched } = this.index.searchWithCount(query, k, {
@@ -134,7 +138,10 @@ export class KeywordRetriever extends BaseRetriever {
       throw new IndexFormatError({ message: 'The chunks file is corrupt', path: chunksPath, cause: error });
     }
     if (chunks.length !== index.size || chunks.some((chunk) => !index.has(chunk.id))) {
-      throw new IndexFormatError({ message: 'The chunks file does not match the index file', path: chunksPath });
+      throw new IndexFormatError({
+        message: 'The chunks file does not match the index file',
+        path: chunksPath,
+      });
     }
     const retriever = new KeywordRetriever({ ...options, index });
     for (const chunk of chunks) retriever.byId.set(chunk.id, chunk);

@@ -29,7 +29,8 @@ export class ScoringScratch {
 
   /** Per-document flags, all 0 on return; callers must reset what they set. */
   flags(slotCount: number): Uint8Array {
-    if (this.candidateFlags.length < slotCount) this.candidateFlags = new Uint8Array(this.accumulators.length);
+    if (this.candidateFlags.length < slotCount)
+      this.candidateFlags = new Uint8Array(this.accumulators.length);
     return this.candidateFlags;
   }
 
@@ -87,7 +88,11 @@ export function scoreTopK(
   for (; next < ordered.length; next++) {
     // The k-th score so far is at most what the terms already processed can give: only when the
     // remaining terms could fall below that is it worth computing.
-    if (options.prune && next > 0 && (remainingBound[next] as number) < (remainingBound[0] as number) - (remainingBound[next] as number)) {
+    if (
+      options.prune &&
+      next > 0 &&
+      (remainingBound[next] as number) < (remainingBound[0] as number) - (remainingBound[next] as number)
+    ) {
       threshold = kthScore(accumulators, touched, touchedCount, k);
       if ((remainingBound[next] as number) < threshold) break;
     }
@@ -96,7 +101,11 @@ export function scoreTopK(
       const position = findTerm(segment, term);
       if (position < 0) continue;
       const { postDocs, postTfs } = segment;
-      for (let p = segment.termStart[position] as number, end = segment.termStart[position + 1] as number; p < end; p++) {
+      for (
+        let p = segment.termStart[position] as number, end = segment.termStart[position + 1] as number;
+        p < end;
+        p++
+      ) {
         const doc = postDocs[p] as number;
         if (seen[doc] !== epoch) {
           seen[doc] = epoch;
@@ -168,7 +177,12 @@ function kthScore(accumulators: Float64Array, docs: Int32Array, count: number, k
 }
 
 /** Documents whose score plus what the remaining terms can add still reaches the threshold. */
-function keepCandidates(docs: Int32Array, accumulators: Float64Array, bound: number, threshold: number): Int32Array {
+function keepCandidates(
+  docs: Int32Array,
+  accumulators: Float64Array,
+  bound: number,
+  threshold: number,
+): Int32Array {
   let kept = 0;
   const out = new Int32Array(docs.length);
   for (let i = 0; i < docs.length; i++) {
@@ -184,7 +198,8 @@ function postingCount(segments: readonly Segment[], term: number): number {
   let count = 0;
   for (const segment of segments) {
     const position = findTerm(segment, term);
-    if (position >= 0) count += (segment.termStart[position + 1] as number) - (segment.termStart[position] as number);
+    if (position >= 0)
+      count += (segment.termStart[position + 1] as number) - (segment.termStart[position] as number);
   }
   return count;
 }
@@ -202,7 +217,11 @@ function scanForCandidates(
     const position = findTerm(segment, term);
     if (position < 0) continue;
     const { postDocs, postTfs } = segment;
-    for (let p = segment.termStart[position] as number, end = segment.termStart[position + 1] as number; p < end; p++) {
+    for (
+      let p = segment.termStart[position] as number, end = segment.termStart[position + 1] as number;
+      p < end;
+      p++
+    ) {
       const doc = postDocs[p] as number;
       if (isCandidate[doc] === 0) continue;
       const tf = postTfs[p] as number;

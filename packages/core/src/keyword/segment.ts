@@ -136,7 +136,16 @@ export function buildSegment(
       slotOf[term] = at + 1;
     }
   }
-  return { docStart, docCount, terms, termStart, postDocs, postTfs, fwdStart, fwdTerms: fwdTerms.slice(0, fwdLength) };
+  return {
+    docStart,
+    docCount,
+    terms,
+    termStart,
+    postDocs,
+    postTfs,
+    fwdStart,
+    fwdTerms: fwdTerms.slice(0, fwdLength),
+  };
 }
 
 /**
@@ -176,7 +185,8 @@ export function mergeSegments(
     for (let s = 0; s < segments.length; s++) {
       const segment = segments[s] as Segment;
       const cursor = cursors[s] as number;
-      if (cursor < segment.terms.length && (segment.terms[cursor] as number) < term) term = segment.terms[cursor] as number;
+      if (cursor < segment.terms.length && (segment.terms[cursor] as number) < term)
+        term = segment.terms[cursor] as number;
     }
     if (term === Number.POSITIVE_INFINITY) break;
     const startAt = at;
@@ -185,7 +195,11 @@ export function mergeSegments(
       const cursor = cursors[s] as number;
       if (cursor >= segment.terms.length || segment.terms[cursor] !== term) continue;
       cursors[s] = cursor + 1;
-      for (let p = segment.termStart[cursor] as number, end = segment.termStart[cursor + 1] as number; p < end; p++) {
+      for (
+        let p = segment.termStart[cursor] as number, end = segment.termStart[cursor + 1] as number;
+        p < end;
+        p++
+      ) {
         const doc = segment.postDocs[p] as number;
         if (!isLive(doc)) continue;
         postDocs[at] = renumber ? (renumber[doc] as number) : doc;
@@ -228,9 +242,7 @@ export function mergeSegments(
 }
 
 /** Rebuilds a segment's forward index from its postings (used after loading from disk). */
-export function withForwardIndex(
-  base: Omit<Segment, 'fwdStart' | 'fwdTerms'>,
-): Segment {
+export function withForwardIndex(base: Omit<Segment, 'fwdStart' | 'fwdTerms'>): Segment {
   const { docStart, docCount, terms, termStart, postDocs } = base;
   const fwdStart = new Uint32Array(docCount + 1);
   for (let p = 0; p < postDocs.length; p++) {

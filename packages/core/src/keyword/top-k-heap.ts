@@ -33,7 +33,10 @@ export class TopKHeap {
       docs[index] = doc;
       return;
     }
-    if (isWorse(score, doc, scores[0] as number, docs[0] as number) || (score === scores[0] && doc === docs[0])) {
+    if (
+      isWorse(score, doc, scores[0] as number, docs[0] as number) ||
+      (score === scores[0] && doc === docs[0])
+    ) {
       return;
     }
     // Replace the root (the worst kept entry) and sift down.
@@ -44,7 +47,10 @@ export class TopKHeap {
       if (left >= size) break;
       const right = left + 1;
       let child = left;
-      if (right < size && isWorse(scores[right] as number, docs[right] as number, scores[left] as number, docs[left] as number)) {
+      if (
+        right < size &&
+        isWorse(scores[right] as number, docs[right] as number, scores[left] as number, docs[left] as number)
+      ) {
         child = right;
       }
       if (!isWorse(scores[child] as number, docs[child] as number, score, doc)) break;
@@ -59,7 +65,8 @@ export class TopKHeap {
   /** The kept entries, best first. */
   sorted(): Array<{ doc: number; score: number }> {
     const entries: Array<{ doc: number; score: number }> = [];
-    for (let i = 0; i < this.size; i++) entries.push({ doc: this.docs[i] as number, score: this.scores[i] as number });
+    for (let i = 0; i < this.size; i++)
+      entries.push({ doc: this.docs[i] as number, score: this.scores[i] as number });
     return entries.sort((a, b) => b.score - a.score || a.doc - b.doc);
   }
 }

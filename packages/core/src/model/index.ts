@@ -1,6 +1,6 @@
 export type { Chunk, Metadata, MetadataValue } from './chunk.js';
-export type { ScoredChunk, ScoreExplanation, SearchResult, SignalValues, Warning } from './scored-chunk.js';
+export { contentHash } from './content-hash.js';
 export type { ContextResult, ConversationHistory, ConversationTurn, QueryAnalysis } from './context.js';
 export { QueryComplexity, QueryIntent, RetrievalMethod, SourceQuality } from './enums.js';
 export { normalizeChunk, normalizeChunks } from './normalize-chunk.js';
-export { contentHash } from './content-hash.js';
+export type { ScoredChunk, ScoreExplanation, SearchResult, SignalValues, Warning } from './scored-chunk.js';

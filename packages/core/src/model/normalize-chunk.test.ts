@@ -23,9 +23,9 @@ describe('normalizeChunk', () => {
       text: 'p',
       metadata: { source: 's', page: 2 },
     });
-    expect(normalizeChunk({ id: 7, content: 'c', metadata: { tags: ['x', 'y'], ok: true, gone: undefined } })).toEqual(
-      { id: '7', text: 'c', metadata: { tags: ['x', 'y'], ok: true } },
-    );
+    expect(
+      normalizeChunk({ id: 7, content: 'c', metadata: { tags: ['x', 'y'], ok: true, gone: undefined } }),
+    ).toEqual({ id: '7', text: 'c', metadata: { tags: ['x', 'y'], ok: true } });
   });
 
   it('rejects what it cannot read, saying which chunk and why', () => {
@@ -56,7 +56,12 @@ describe('normalizeChunk', () => {
 
   it('reports every bad chunk of a batch, duplicates included', () => {
     try {
-      normalizeChunks([{ id: 'a', text: '' }, { id: 'a', text: 'again' }, { text: 'x' }, { id: 'c', text: 'fine' }]);
+      normalizeChunks([
+        { id: 'a', text: '' },
+        { id: 'a', text: 'again' },
+        { text: 'x' },
+        { id: 'c', text: 'fine' },
+      ]);
       expect.unreachable();
     } catch (error) {
       const problems = (error as ChunkValidationError).problems;

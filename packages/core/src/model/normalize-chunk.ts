@@ -1,4 +1,4 @@
-import { ChunkValidationError, type ChunkProblem } from '../errors/index.js';
+import { type ChunkProblem, ChunkValidationError } from '../errors/index.js';
 import type { Chunk, Metadata, MetadataValue } from './chunk.js';
 
 /**
@@ -28,7 +28,11 @@ export function normalizeChunks(inputs: Iterable<unknown>): Chunk[] {
     else {
       const first = seen.get(result.id);
       if (first !== undefined) {
-        problems.push({ index, id: result.id, reason: `duplicate id, already used by chunk #${first} of this batch` });
+        problems.push({
+          index,
+          id: result.id,
+          reason: `duplicate id, already used by chunk #${first} of this batch`,
+        });
       } else {
         seen.set(result.id, index);
         chunks.push(result);

@@ -83,7 +83,7 @@ describe('BaseRetriever', () => {
     let running = 0;
     let peak = 0;
     class Slow extends ListRetriever {
-      protected override async retrieveChunks(query: string, k: number, options: RetrieveChunksOptions) {
+      protected override async retrieveChunks(query: string, _k: number, _options: RetrieveChunksOptions) {
         running++;
         peak = Math.max(peak, running);
         await new Promise((resolve) => setTimeout(resolve, 5 + (query.length % 4)));
@@ -103,6 +103,8 @@ describe('BaseRetriever', () => {
     controller.abort(new Error('user gave up'));
     const retriever = new ListRetriever(pool);
     await expect(retriever.retrieve('q', { signal: controller.signal })).rejects.toThrow(AbortedError);
-    await expect(retriever.batchRetrieve(['a', 'b'], { signal: controller.signal })).rejects.toThrow(AbortedError);
+    await expect(retriever.batchRetrieve(['a', 'b'], { signal: controller.signal })).rejects.toThrow(
+      AbortedError,
+    );
   });
 });

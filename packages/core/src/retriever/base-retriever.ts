@@ -92,9 +92,11 @@ export abstract class BaseRetriever {
     const candidateCount = this.reranker ? validateK(this.fetchK(k), 'fetchK') : k;
     const retrieved = await this.retrieveChunks(query, candidateCount, { filter, signal });
     throwIfAborted(signal);
-    const { hits: found, total, warnings: foundWarnings } = Array.isArray(retrieved)
-      ? { hits: retrieved, total: undefined, warnings: undefined }
-      : retrieved;
+    const {
+      hits: found,
+      total,
+      warnings: foundWarnings,
+    } = Array.isArray(retrieved) ? { hits: retrieved, total: undefined, warnings: undefined } : retrieved;
     const warnings: Warning[] = [...(foundWarnings ?? [])];
 
     let hits = found;
@@ -120,7 +122,10 @@ export abstract class BaseRetriever {
   }
 
   /** Runs many queries with bounded concurrency; results come back in input order. */
-  async batchRetrieve(queries: readonly string[], options: BatchRetrieveOptions = {}): Promise<SearchResult[]> {
+  async batchRetrieve(
+    queries: readonly string[],
+    options: BatchRetrieveOptions = {},
+  ): Promise<SearchResult[]> {
     const { concurrency = 4, ...retrieveOptions } = options;
     if (!Number.isInteger(concurrency) || concurrency < 1) {
       throw new InvalidArgumentError({
@@ -151,7 +156,11 @@ export function compareHits(a: ScoredChunk, b: ScoredChunk): number {
 /** k must be a positive integer. */
 export function validateK(k: unknown, argument = 'k'): number {
   if (typeof k !== 'number' || !Number.isInteger(k) || k <= 0) {
-    throw new InvalidArgumentError({ argument, value: k, message: `must be a positive integer, got ${String(k)}` });
+    throw new InvalidArgumentError({
+      argument,
+      value: k,
+      message: `must be a positive integer, got ${String(k)}`,
+    });
   }
   return k;
 }

@@ -7,7 +7,11 @@ import { BaseRetriever, type RetrieveChunksOptions } from './base-retriever.js';
 import { HybridRetriever } from './hybrid-retriever.js';
 import { MetadataRetriever } from './metadata-retriever.js';
 
-const chunk = (id: string, text = `text of ${id}`, metadata: Chunk['metadata'] = {}): Chunk => ({ id, text, metadata });
+const chunk = (id: string, text = `text of ${id}`, metadata: Chunk['metadata'] = {}): Chunk => ({
+  id,
+  text,
+  metadata,
+});
 
 /** A branch that returns a fixed ranking (scores given), or fails, or hangs. */
 class FixedRetriever extends BaseRetriever {
@@ -21,7 +25,8 @@ class FixedRetriever extends BaseRetriever {
   }
   protected async retrieveChunks(_query: string, k: number, options: RetrieveChunksOptions) {
     this.calls.push(options);
-    if (this.behaviour === 'fail') throw new BackendError({ backend: 'fake', operation: 'search', message: 'connection refused' });
+    if (this.behaviour === 'fail')
+      throw new BackendError({ backend: 'fake', operation: 'search', message: 'connection refused' });
     if (this.behaviour === 'hang') await new Promise((resolve) => setTimeout(resolve, 5_000));
     return this.ranking.slice(0, k).map(
       ([id, score], index): ScoredChunk => ({
@@ -37,8 +42,18 @@ class FixedRetriever extends BaseRetriever {
 }
 
 // Keyword strongly prefers a; vector mildly prefers b, which both branches found near the top.
-const keywordRanking: Array<[string, number]> = [['a', 1], ['b', 0.2], ['c', 0.19], ['d', 0.1]];
-const vectorRanking: Array<[string, number]> = [['b', 0.8], ['e', 0.79], ['a', 0.3], ['c', 0.29]];
+const keywordRanking: Array<[string, number]> = [
+  ['a', 1],
+  ['b', 0.2],
+  ['c', 0.19],
+  ['d', 0.1],
+];
+const vectorRanking: Array<[string, number]> = [
+  ['b', 0.8],
+  ['e', 0.79],
+  ['a', 0.3],
+  ['c', 0.29],
+];
 
 describe('HybridRetriever', () => {
   it('fuses with RRF exactly as the fusion functions do on the same lists', async () => {
@@ -53,7 +68,9 @@ describe('HybridRetriever', () => {
       { name: 'vector', items: vectorRanking.map(([id, score]) => ({ id, score })) },
     ]);
     expect(result.hits.map((h) => h.chunk.id)).toEqual(expected.map((item) => item.id));
-    result.hits.forEach((hit, i) => expect(hit.score).toBeCloseTo(expected[i]!.score, 12));
+    result.hits.forEach((hit, i) => {
+      expect(hit.score).toBeCloseTo(expected[i]!.score, 12);
+    });
     const b = result.hits.find((h) => h.chunk.id === 'b')!;
     expect(b.scores).toEqual({ keyword: 0.2, vector: 0.8 });
     expect(b.ranks).toEqual({ keyword: 2, vector: 1 });
@@ -63,11 +80,28 @@ describe('HybridRetriever', () => {
 
   it('really adds the RRF bonus in weighted+rrf: it changes the ranking of the weighted scores', async () => {
     // Weighted scores favour a (1 and 0.97); reciprocal ranks favour b (ranks 2 and 1 against 1 and 4).
-    const keyword: Array<[string, number]> = [['a', 1], ['b', 0.95], ['c', 0]];
-    const vector: Array<[string, number]> = [['b', 1], ['e', 0.99], ['f', 0.98], ['a', 0.97], ['c', 0]];
-    const branches = () => ({ keyword: new FixedRetriever('keyword', keyword), vector: new FixedRetriever('vector', vector) });
+    const keyword: Array<[string, number]> = [
+      ['a', 1],
+      ['b', 0.95],
+      ['c', 0],
+    ];
+    const vector: Array<[string, number]> = [
+      ['b', 1],
+      ['e', 0.99],
+      ['f', 0.98],
+      ['a', 0.97],
+      ['c', 0],
+    ];
+    const branches = () => ({
+      keyword: new FixedRetriever('keyword', keyword),
+      vector: new FixedRetriever('vector', vector),
+    });
     const weighted = await new HybridRetriever({ ...branches(), fusion: 'weighted' }).retrieve('q', { k: 5 });
-    const both = await new HybridRetriever({ ...branches(), fusion: 'weighted+rrf', rrfBonusWeight: 2 }).retrieve('q', { k: 5 });
+    const both = await new HybridRetriever({
+      ...branches(),
+      fusion: 'weighted+rrf',
+      rrfBonusWeight: 2,
+    }).retrieve('q', { k: 5 });
     expect(weighted.hits[0]?.chunk.id).toBe('a');
     expect(both.hits[0]?.chunk.id).toBe('b');
     const expectedWeighted = scoreFusion([
@@ -128,7 +162,9 @@ describe('HybridRetriever', () => {
   });
 
   it('filters the keyword branch too, and adds metadata matches as their own signal', async () => {
-    const keyword = new KeywordRetriever({ analyzer: { name: 'ws', analyze: (t) => t.toLowerCase().split(/\W+/u).filter(Boolean) } });
+    const keyword = new KeywordRetriever({
+      analyzer: { name: 'ws', analyze: (t) => t.toLowerCase().split(/\W+/u).filter(Boolean) },
+    });
     keyword.add([
       chunk('en-1', 'solar power plants', { lang: 'en' }),
       chunk('ar-1', 'solar power in arabic', { lang: 'ar' }),
@@ -145,7 +181,11 @@ describe('HybridRetriever', () => {
 
   it('refuses bad configuration', () => {
     expect(() => new HybridRetriever({})).toThrow(/at least one branch/);
-    expect(() => new HybridRetriever({ keyword: new FixedRetriever('k', []), weights: { keyword: -1 } })).toThrow(/weights.keyword/);
-    expect(() => new HybridRetriever({ keyword: new FixedRetriever('k', []), fusion: 'max' as never })).toThrow(/fusion/);
+    expect(
+      () => new HybridRetriever({ keyword: new FixedRetriever('k', []), weights: { keyword: -1 } }),
+    ).toThrow(/weights.keyword/);
+    expect(
+      () => new HybridRetriever({ keyword: new FixedRetriever('k', []), fusion: 'max' as never }),
+    ).toThrow(/fusion/);
   });
 });

@@ -7,8 +7,19 @@ import {
   type ScoreNormalization,
   scoreFusion,
 } from '../fusion/index.js';
-import { type Chunk, RetrievalMethod, type ScoredChunk, type SearchResult, type Warning } from '../model/index.js';
-import { BaseRetriever, type BaseRetrieverOptions, type RetrieveChunksOptions, type RetrievedChunks } from './base-retriever.js';
+import {
+  type Chunk,
+  RetrievalMethod,
+  type ScoredChunk,
+  type SearchResult,
+  type Warning,
+} from '../model/index.js';
+import {
+  BaseRetriever,
+  type BaseRetrieverOptions,
+  type RetrieveChunksOptions,
+  type RetrievedChunks,
+} from './base-retriever.js';
 
 /** How branch rankings become one: normalised weighted scores, reciprocal ranks, or both. */
 export type HybridFusionMethod = 'weighted' | 'rrf' | 'weighted+rrf';
@@ -78,40 +89,69 @@ export class HybridRetriever extends BaseRetriever {
     }
     branches.push(...(options.branches ?? []));
     if (branches.length === 0) {
-      throw new InvalidArgumentError({ argument: 'branches', message: 'a hybrid retriever needs at least one branch' });
+      throw new InvalidArgumentError({
+        argument: 'branches',
+        message: 'a hybrid retriever needs at least one branch',
+      });
     }
     const names = new Set<string>();
     this.branches = branches.map((branch) => {
       if (names.has(branch.name)) {
-        throw new InvalidArgumentError({ argument: 'branches', value: branch.name, message: `two branches named '${branch.name}'` });
+        throw new InvalidArgumentError({
+          argument: 'branches',
+          value: branch.name,
+          message: `two branches named '${branch.name}'`,
+        });
       }
       names.add(branch.name);
-      const weight = options.weights?.[branch.name] ?? branch.weight ?? (branch.name === RetrievalMethod.Metadata ? 0.5 : 1);
+      const weight =
+        options.weights?.[branch.name] ??
+        branch.weight ??
+        (branch.name === RetrievalMethod.Metadata ? 0.5 : 1);
       if (!Number.isFinite(weight) || weight < 0) {
-        throw new InvalidArgumentError({ argument: `weights.${branch.name}`, value: weight, message: 'must be a finite number >= 0' });
+        throw new InvalidArgumentError({
+          argument: `weights.${branch.name}`,
+          value: weight,
+          message: 'must be a finite number >= 0',
+        });
       }
       return { ...branch, weight };
     });
     this.fusion = options.fusion ?? 'weighted+rrf';
     if (!['weighted', 'rrf', 'weighted+rrf'].includes(this.fusion)) {
-      throw new InvalidArgumentError({ argument: 'fusion', value: this.fusion, message: "expected 'weighted', 'rrf' or 'weighted+rrf'" });
+      throw new InvalidArgumentError({
+        argument: 'fusion',
+        value: this.fusion,
+        message: "expected 'weighted', 'rrf' or 'weighted+rrf'",
+      });
     }
     this.normalization = options.normalization ?? 'minmax';
     this.combination = options.combination ?? 'arithmetic';
     this.rrfK = options.rrfK ?? 60;
     this.rrfBonusWeight = options.rrfBonusWeight ?? 0.5;
     if (!Number.isFinite(this.rrfBonusWeight) || this.rrfBonusWeight < 0) {
-      throw new InvalidArgumentError({ argument: 'rrfBonusWeight', value: this.rrfBonusWeight, message: 'must be >= 0' });
+      throw new InvalidArgumentError({
+        argument: 'rrfBonusWeight',
+        value: this.rrfBonusWeight,
+        message: 'must be >= 0',
+      });
     }
     const branchK = options.branchK ?? ((k: number) => 2 * k);
-    this.branchK = typeof branchK === 'number' ? (k) => Math.max(k, branchK) : (k) => Math.max(k, Math.ceil(branchK(k)));
+    this.branchK =
+      typeof branchK === 'number' ? (k) => Math.max(k, branchK) : (k) => Math.max(k, Math.ceil(branchK(k)));
     this.branchTimeoutMs = options.branchTimeoutMs;
     this.name = options.name ?? 'hybrid';
   }
 
-  protected async retrieveChunks(query: string, k: number, options: RetrieveChunksOptions): Promise<RetrievedChunks> {
+  protected async retrieveChunks(
+    query: string,
+    k: number,
+    options: RetrieveChunksOptions,
+  ): Promise<RetrievedChunks> {
     const fetch = this.branchK(k);
-    const outcomes = await Promise.all(this.branches.map((branch) => this.runBranch(branch, query, fetch, options)));
+    const outcomes = await Promise.all(
+      this.branches.map((branch) => this.runBranch(branch, query, fetch, options)),
+    );
     if (options.signal?.aborted) throw new AbortedError({ cause: options.signal.reason });
 
     const warnings: Warning[] = [];
@@ -128,7 +168,8 @@ export class HybridRetriever extends BaseRetriever {
       });
     }
     for (const { branch, result } of answered) {
-      for (const warning of result?.warnings ?? []) warnings.push({ ...warning, source: warning.source ?? branch.name });
+      for (const warning of result?.warnings ?? [])
+        warnings.push({ ...warning, source: warning.source ?? branch.name });
     }
 
     const lists: RankedList[] = answered.map(({ branch, result }) => ({
@@ -169,7 +210,9 @@ export class HybridRetriever extends BaseRetriever {
   }
 
   /** Fuses the branch lists; each item comes with its score's components and a description. */
-  private fuse(lists: RankedList[]): Array<{ item: FusedItem; components: Record<string, number>; description: string }> {
+  private fuse(
+    lists: RankedList[],
+  ): Array<{ item: FusedItem; components: Record<string, number>; description: string }> {
     const weighted = (): FusedItem[] =>
       scoreFusion(lists, { normalization: this.normalization, combination: this.combination });
     const rrf = (): FusedItem[] => reciprocalRankFusion(lists, { k: this.rrfK });
@@ -185,7 +228,11 @@ export class HybridRetriever extends BaseRetriever {
         .join(', ');
 
     if (this.fusion === 'rrf') {
-      return rrf().map((item) => ({ item, components: parts(item), description: `RRF (k=${this.rrfK}): ${explain(item, 'rrf')}` }));
+      return rrf().map((item) => ({
+        item,
+        components: parts(item),
+        description: `RRF (k=${this.rrfK}): ${explain(item, 'rrf')}`,
+      }));
     }
     if (this.fusion === 'weighted') {
       return weighted().map((item) => ({
@@ -211,10 +258,17 @@ export class HybridRetriever extends BaseRetriever {
           `weighted: ${explain(item, 'weighted')}; RRF: ${rrfItem ? explain(rrfItem, 'rrf') : 'none'}`,
       };
     });
-    return combined.sort((a, b) => b.item.score - a.item.score || (a.item.id < b.item.id ? -1 : a.item.id > b.item.id ? 1 : 0));
+    return combined.sort(
+      (a, b) => b.item.score - a.item.score || (a.item.id < b.item.id ? -1 : a.item.id > b.item.id ? 1 : 0),
+    );
   }
 
-  private async runBranch(branch: HybridBranch, query: string, k: number, options: RetrieveChunksOptions): Promise<BranchOutcome> {
+  private async runBranch(
+    branch: HybridBranch,
+    query: string,
+    k: number,
+    options: RetrieveChunksOptions,
+  ): Promise<BranchOutcome> {
     const timeoutMs = this.branchTimeoutMs;
     const controller = new AbortController();
     const signals = [controller.signal, ...(options.signal ? [options.signal] : [])];

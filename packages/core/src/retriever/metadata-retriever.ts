@@ -1,6 +1,11 @@
 import { compileFilter, parseFilter } from '../filter/index.js';
 import { type Chunk, RetrievalMethod, type ScoredChunk } from '../model/index.js';
-import { BaseRetriever, type BaseRetrieverOptions, type RetrieveChunksOptions, type RetrievedChunks } from './base-retriever.js';
+import {
+  BaseRetriever,
+  type BaseRetrieverOptions,
+  type RetrieveChunksOptions,
+  type RetrievedChunks,
+} from './base-retriever.js';
 
 /** Anything that can list its chunks: a KeywordRetriever, the in-memory store, an array. */
 export interface ChunkSource {
@@ -25,11 +30,17 @@ export class MetadataRetriever extends BaseRetriever {
   constructor(options: MetadataRetrieverOptions) {
     super(options);
     const { source } = options;
-    this.source = Array.isArray(source) ? { chunks: () => source as readonly Chunk[] } : (source as ChunkSource);
+    this.source = Array.isArray(source)
+      ? { chunks: () => source as readonly Chunk[] }
+      : (source as ChunkSource);
     this.name = options.name ?? 'metadata';
   }
 
-  protected async retrieveChunks(_query: string, k: number, options: RetrieveChunksOptions): Promise<RetrievedChunks> {
+  protected async retrieveChunks(
+    _query: string,
+    k: number,
+    options: RetrieveChunksOptions,
+  ): Promise<RetrievedChunks> {
     if (options.filter === undefined) return [];
     const node = parseFilter(options.filter);
     // `{}` is no filter at all, not a filter that everything satisfies.

@@ -256,16 +256,12 @@ export function porterStem(word: string): string {
   step4();
   step5();
   step6();
-  if (k === length - 1) {
-    // Same length: only step 2 (y -> i) can have changed a character.
-    let same = true;
-    for (let i = 0; i <= k; i++) {
-      if (b[i] !== word.charCodeAt(i)) {
-        same = false;
-        break;
-      }
-    }
-    if (same) return word;
-  }
-  return String.fromCharCode.apply(null, Array.from(b.subarray(0, k + 1)));
+  // The stem shares a prefix with the word; only the changed tail needs new characters.
+  const stemLength = k + 1;
+  let same = 0;
+  while (same < stemLength && b[same] === word.charCodeAt(same)) same++;
+  if (same === stemLength) return stemLength === length ? word : word.slice(0, stemLength);
+  let tail = '';
+  for (let i = same; i < stemLength; i++) tail += String.fromCharCode(b[i]!);
+  return word.slice(0, same) + tail;
 }

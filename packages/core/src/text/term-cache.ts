@@ -3,15 +3,19 @@
  * source text: a hit compares characters in place and allocates nothing, which is what makes
  * analysis fast (most tokens of a text are words seen before).
  *
- * Open addressing with linear probing over one array of (hash, key, term) triples, so a lookup
- * touches one cache line plus the key's characters: with a large vocabulary the cost of
- * analysis is memory latency, not computation. When `limit` entries are reached the cache
- * starts over empty, which keeps memory bounded on endless streams of new tokens.
+ * Open addressing with linear probing over a typed array of (hash, entry) pairs, the keys and
+ * terms side by side in one dense array: with a large vocabulary the cost of analysis is
+ * memory latency, so a lookup touches few cache lines, and growing or clearing the cache only
+ * allocates typed arrays, which are cheap (large pre-filled JS arrays are not). When `limit`
+ * entries are reached the cache starts over empty, which keeps memory bounded on endless
+ * streams of new tokens.
  */
 export class TermCache {
-  /** Slot s: hash at [3s] (0 = empty), key at [3s + 1], term at [3s + 2] (null = dropped). */
-  private slots: Array<number | string | null> = [];
-  private mask = 0;
+  /** Slot s: hash at [2s] (0 = empty), entry number + 1 at [2s + 1]. */
+  private table: Int32Array;
+  /** Entry e: key at [2e], term at [2e + 1] (null = dropped). */
+  private entries: Array<string | null> = [];
+  private mask: number;
   private size = 0;
   private readonly maxCapacity: number;
 
@@ -19,7 +23,9 @@ export class TermCache {
     let capacity = 1;
     while (capacity < limit * 2) capacity *= 2;
     this.maxCapacity = capacity;
-    this.allocate(Math.min(4096, capacity));
+    const initial = Math.min(4096, capacity);
+    this.table = new Int32Array(initial * 2);
+    this.mask = initial - 1;
   }
 
   /** Number of cached tokens. */
@@ -32,18 +38,18 @@ export class TermCache {
    * dropped token, undefined if not cached.
    */
   get(text: string, start: number, end: number, hash: number): string | null | undefined {
-    const slots = this.slots;
+    const table = this.table;
     const mask = this.mask;
     const length = end - start;
     let slot = hash & mask;
     for (;;) {
-      const at = slot * 3;
-      const stored = slots[at];
+      const stored = table[slot * 2];
       if (stored === 0) return undefined;
       if (stored === hash) {
-        const key = slots[at + 1] as string;
+        const entry = (table[slot * 2 + 1]! - 1) * 2;
+        const key = this.entries[entry] as string;
         // startsWith compares natively, as fast as a loop and simpler.
-        if (key.length === length && text.startsWith(key, start)) return slots[at + 2] as string | null;
+        if (key.length === length && text.startsWith(key, start)) return this.entries[entry + 1];
       }
       slot = (slot + 1) & mask;
     }
@@ -51,39 +57,32 @@ export class TermCache {
 
   /** Caches `term` (null: dropped) for `key`, not already present, whose `hashRange` is `hash`. */
   set(key: string, hash: number, term: string | null): void {
-    if (this.size >= this.limit) this.allocate(this.slots.length / 3);
-    else if (this.size * 2 >= this.mask + 1 && this.mask + 1 < this.maxCapacity) this.rehash();
-    this.insert(key, hash, term);
-  }
-
-  private insert(key: string, hash: number, term: string | null): void {
-    const slots = this.slots;
-    let slot = hash & this.mask;
-    while (slots[slot * 3] !== 0) slot = (slot + 1) & this.mask;
-    slots[slot * 3] = hash;
-    slots[slot * 3 + 1] = key;
-    slots[slot * 3 + 2] = term;
+    const capacity = this.mask + 1;
+    if (this.size >= this.limit) {
+      this.table = new Int32Array(capacity * 2);
+      this.entries = [];
+      this.size = 0;
+    } else if (this.size * 2 >= capacity && capacity < this.maxCapacity) {
+      this.grow(capacity * 2);
+    }
+    this.entries.push(key, term);
     this.size++;
+    this.place(hash, this.size);
   }
 
-  private allocate(capacity: number): void {
-    const slots = new Array<number | string | null>(capacity * 3);
-    for (let at = 0; at < slots.length; at += 3) {
-      slots[at] = 0;
-      slots[at + 1] = '';
-      slots[at + 2] = null;
-    }
-    this.slots = slots;
+  private place(hash: number, entryPlusOne: number): void {
+    const table = this.table;
+    let slot = hash & this.mask;
+    while (table[slot * 2] !== 0) slot = (slot + 1) & this.mask;
+    table[slot * 2] = hash;
+    table[slot * 2 + 1] = entryPlusOne;
+  }
+
+  private grow(capacity: number): void {
+    const old = this.table;
+    this.table = new Int32Array(capacity * 2);
     this.mask = capacity - 1;
-    this.size = 0;
-  }
-
-  private rehash(): void {
-    const old = this.slots;
-    this.allocate(((this.mask + 1) * 2) | 0);
-    for (let at = 0; at < old.length; at += 3) {
-      if (old[at] !== 0) this.insert(old[at + 1] as string, old[at] as number, old[at + 2] as string | null);
-    }
+    for (let at = 0; at < old.length; at += 2) if (old[at] !== 0) this.place(old[at]!, old[at + 1]!);
   }
 }
 
@@ -100,7 +99,7 @@ export function hashRange(text: string, start: number, end: number): number {
 
 /**
  * Finishes a raw FNV-1a state into a cache hash: mixed so the low bits spread, cut to 30 bits
- * so V8 stores it unboxed (a small integer) in the slot array, and never 0 (the empty mark).
+ * (a small integer in V8 wherever it is passed around) and never 0, the empty-slot mark.
  */
 export function finishHash(state: number): number {
   let hash = state ^ (state >>> 16);

@@ -209,10 +209,9 @@ describe('InMemoryVectorStore', () => {
         ],
       });
       const { hits } = await store.search([-1, 0], { topK: 2 });
-      expect(hits.map((hit) => [hit.chunk.id, hit.score])).toEqual([
-        ['c0', 0],
-        ['c1', -Math.SQRT1_2],
-      ]);
+      expect(hits.map((hit) => hit.chunk.id)).toEqual(['c0', 'c1']);
+      expect(hits[0]!.score).toBe(0);
+      expect(hits[1]!.score).toBeCloseTo(-Math.SQRT1_2, 6);
       await expect(store.search([0, 0], { topK: 1 })).rejects.toSatisfy(InvalidArgumentError.isInstance);
     });
 
@@ -374,14 +373,6 @@ describe('InMemoryVectorStore', () => {
           [1, 1, 1],
         ],
         /#0 \(id 'n0'\).*Infinity at position 0/,
-      ],
-      [
-        'a zero vector (cosine)',
-        [
-          [0, 0, 0],
-          [1, 1, 1],
-        ],
-        /#0 \(id 'n0'\).*zero vector/,
       ],
       ['a vector that is not numbers', [[1, 0, 0], 'nope'], /#1 \(id 'n1'\).*array of numbers/],
       [

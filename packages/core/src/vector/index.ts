@@ -1,4 +1,5 @@
 export type { Embedder } from './embedder.js';
+export * from './embedders/index.js';
 export {
   createInMemoryVectorStore,
   type InMemoryFilterOptions,
@@ -20,3 +21,4 @@ export type {
   VectorSearchOptions,
   VectorSearchResult,
 } from './vector-database.js';
+export { VectorRetriever, type VectorRetrieverOptions, wrapBackendError } from './vector-retriever.js';
