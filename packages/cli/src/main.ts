@@ -1,6 +1,7 @@
 import { ZerdaError } from '@zerda/core';
 import { demoCommand } from './commands/demo.js';
 import { evalCommand } from './commands/eval.js';
+import { fuseCommand } from './commands/fuse.js';
 import { type CliIo, ExitCode, processIo, UsageError } from './io.js';
 
 interface Command {
@@ -10,10 +11,17 @@ interface Command {
 
 /** Every `zerda` sub-command. */
 export const commands: Record<string, Command> = {
-  demo: { summary: 'index a small bundled corpus and run sample queries', run: demoCommand },
+  demo: {
+    summary: 'index a bundled corpus; compare keyword, vector and hybrid results',
+    run: demoCommand,
+  },
   eval: {
-    summary: 'evaluate BM25 on a BEIR-layout test collection (nDCG@10, Recall@100, MRR@10)',
+    summary: 'evaluate keyword, vector or hybrid retrieval (or score a run) on a BEIR folder',
     run: evalCommand,
+  },
+  fuse: {
+    summary: 'fuse two TREC run files (RRF or min-max) into a TREC run file',
+    run: fuseCommand,
   },
 };
 
@@ -26,9 +34,14 @@ ${Object.entries(commands)
 
 Run 'zerda <command> --help' for a command's options.
 
+Exit codes: 0 success; 1 the command failed (a missing folder or file, a malformed line);
+2 it was called wrongly (unknown command or flag, bad value).
+
 Examples:
   pnpm zerda demo
   pnpm zerda eval ../shared/data/cisi --k1 1.2 --b 0.75
+  pnpm zerda eval ../shared/data/cisi --mode hybrid --fusion rrf --json
+  pnpm zerda fuse bm25.run vector.run --method rrf --out fused.run
 `;
 
 /**

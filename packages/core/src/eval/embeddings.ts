@@ -36,7 +36,10 @@ export interface ReadEmbeddingsOptions {
  * value that is not a finite (float32) number, or an id given twice is a DatasetError naming the
  * file, the line and the id.
  */
-export async function readEmbeddings(path: string, options: ReadEmbeddingsOptions = {}): Promise<EmbeddingsFile> {
+export async function readEmbeddings(
+  path: string,
+  options: ReadEmbeddingsOptions = {},
+): Promise<EmbeddingsFile> {
   const target: EmbeddingsFile = options.into ?? {
     documents: new Map(),
     queries: new Map(),
@@ -44,7 +47,12 @@ export async function readEmbeddings(path: string, options: ReadEmbeddingsOption
     sources: { documents: new Map(), queries: new Map() },
   };
   let dimension = options.dimension ?? target.dimension;
-  let dimensionSource = dimension === undefined ? undefined : target.dimension === dimension ? 'the vectors read before' : 'the expected dimension';
+  let dimensionSource =
+    options.dimension !== undefined
+      ? 'expected'
+      : dimension === undefined
+        ? ''
+        : `the vectors of ${earlierFile(target)}`;
   for await (const { line, text } of readLines(path)) {
     const fail = (message: string): never => {
       throw new DatasetError({ message, path, line });
@@ -75,7 +83,9 @@ export async function readEmbeddings(path: string, options: ReadEmbeddingsOption
       kind = options.kind as EmbeddingKind;
     } else if (type === 'doc' || type === 'query') {
       if (options.kind !== undefined && type !== options.kind) {
-        fail(`'${name}' has "type": "${type}" in a file of ${options.kind === 'doc' ? 'document' : 'query'} vectors`);
+        fail(
+          `'${name}' has "type": "${type}" in a file of ${options.kind === 'doc' ? 'document' : 'query'} vectors`,
+        );
       }
       kind = type;
     } else {
@@ -84,14 +94,17 @@ export async function readEmbeddings(path: string, options: ReadEmbeddingsOption
     const what = `${kind === 'doc' ? 'document' : 'query'} '${name}'`;
 
     const values = fields.vector;
-    if (!Array.isArray(values)) fail(`the vector of ${what} is missing or not an array (got ${typeName(values)})`);
+    if (!Array.isArray(values))
+      fail(`the vector of ${what} is missing or not an array (got ${typeName(values)})`);
     const array = values as unknown[];
     if (array.length === 0) fail(`the vector of ${what} is empty`);
     if (dimension === undefined) {
       dimension = array.length;
       dimensionSource = `the first vector, line ${line}`;
     } else if (array.length !== dimension) {
-      fail(`the vector of ${what} has ${array.length} numbers, expected ${dimension} (as ${dimensionSource})`);
+      fail(
+        `the vector of ${what} has ${array.length} numbers, expected ${dimension} (${dimensionSource === 'expected' ? 'the expected dimension' : `as ${dimensionSource}`})`,
+      );
     }
     const vector = new Float32Array(array.length);
     for (let i = 0; i < array.length; i++) {
@@ -99,7 +112,7 @@ export async function readEmbeddings(path: string, options: ReadEmbeddingsOption
       const stored = typeof value === 'number' ? Math.fround(value) : Number.NaN;
       if (!Number.isFinite(stored)) {
         fail(
-          `the vector of ${what} holds ${typeof value === 'number' ? String(value) : JSON.stringify(value) ?? typeName(value)} at position ${i}; every value must be a finite number${typeof value === 'number' && Number.isFinite(value) ? ' within float32 range' : ''}`,
+          `the vector of ${what} holds ${typeof value === 'number' ? String(value) : (JSON.stringify(value) ?? typeName(value))} at position ${i}; every value must be a finite number${typeof value === 'number' && Number.isFinite(value) ? ' within float32 range' : ''}`,
         );
       }
       vector[i] = stored;
@@ -114,6 +127,12 @@ export async function readEmbeddings(path: string, options: ReadEmbeddingsOption
   }
   target.dimension = dimension;
   return target;
+}
+
+/** The file the vectors already in `target` came from. */
+function earlierFile(target: EmbeddingsFile): string {
+  const [first] = [...target.sources.documents.values(), ...target.sources.queries.values()];
+  return first === undefined ? 'the earlier file' : first.replace(/:\d+$/u, '');
 }
 
 function typeName(value: unknown): string {

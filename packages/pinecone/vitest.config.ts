@@ -1,0 +1,7 @@
+import { defineProject } from 'vitest/config';
+
+export default defineProject({
+  resolve: { conditions: ['@zerda/source'] },
+  ssr: { resolve: { conditions: ['@zerda/source'] } },
+  test: { name: 'pinecone', include: ['src/**/*.test.ts', 'test/**/*.test.ts'] },
+});
