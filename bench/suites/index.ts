@@ -1,6 +1,7 @@
 import type { BenchSuite } from '../report.js';
+import { hybridSuite } from './hybrid.js';
 import { keywordSuite } from './keyword.js';
 import { vectorSuite } from './vector.js';
 
 /** Every suite `pnpm bench` runs, in order. */
-export const suites: BenchSuite[] = [keywordSuite, vectorSuite];
+export const suites: BenchSuite[] = [keywordSuite, vectorSuite, hybridSuite];

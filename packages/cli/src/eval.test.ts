@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseTrecRun } from '@zerda/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runEval } from './commands/eval.js';
+import { runEval, scoreRun } from './commands/eval.js';
 import { main } from './main.js';
 import { captureIo, dataRoot } from './test-helpers.js';
 
@@ -30,18 +30,22 @@ describe('runEval', () => {
       expect(report[metric]).toBeLessThanOrEqual(1);
     }
     expect(report.indexTimeMs).toBeGreaterThan(0);
-    expect(report.queryLatencyMs.p50).toBeGreaterThanOrEqual(0);
-    expect(report.queryLatencyMs.p99).toBeGreaterThanOrEqual(report.queryLatencyMs.p50);
-    expect(report.settings).toEqual({ k1: 0.9, b: 0.4, analyzer: 'lucene-english', depth: 100 });
+    expect(report.queryLatencyMs?.p50).toBeGreaterThanOrEqual(0);
+    expect(report.queryLatencyMs?.p99).toBeGreaterThanOrEqual(report.queryLatencyMs?.p50 as number);
+    expect(report.mode).toBe('keyword');
+    expect(report.settings).toEqual({ depth: 100, keyword: { k1: 0.9, b: 0.4, analyzer: 'lucene-english' } });
   });
 
   it('writes a TREC run file that scores the same', async () => {
     const runPath = join(tmp, 'cisi.run');
-    const report = await runEval({ folder: cisi, runPath, k1: 1.2, b: 0.75 });
+    const report = await runEval({ folder: cisi, writeRunPath: runPath, k1: 1.2, b: 0.75 });
     expect(report.runFile).toBe(runPath);
     const run = parseTrecRun(await readFile(runPath, 'utf8'));
     expect(run.size).toBe(76);
     for (const entries of run.values()) expect(entries.length).toBeLessThanOrEqual(100);
+    const scored = await scoreRun({ folder: cisi, runPath });
+    expect(scored.mode).toBe('run');
+    for (const metric of ['ndcg@10', 'recall@100', 'mrr@10'] as const) expect(scored[metric]).toBe(report[metric]);
   });
 });
 
@@ -66,7 +70,8 @@ describe('zerda eval', () => {
     }
     expect(report.queryLatencyMs).toHaveProperty('p50');
     expect(report.queryLatencyMs).toHaveProperty('p99');
-    expect(report.settings).toEqual({ k1: 1.2, b: 0.75, analyzer: 'lucene-english', depth: 100 });
+    expect(report.mode).toBe('keyword');
+    expect(report.settings).toEqual({ depth: 100, keyword: { k1: 1.2, b: 0.75, analyzer: 'lucene-english' } });
   });
 
   it('prints a readable table by default', async () => {
