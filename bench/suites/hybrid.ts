@@ -25,11 +25,19 @@ const QUERY_BUDGET_MS = 60_000;
 /** The synthetic words are lower-case letters separated by single spaces. */
 const whitespaceAnalyzer: Analyzer = { name: 'whitespace', analyze: (text) => text.split(' ') };
 
-async function runSize(size: number, options: BenchSuiteOptions, corpus: SyntheticCorpus): Promise<BenchRow[]> {
+async function runSize(
+  size: number,
+  options: BenchSuiteOptions,
+  corpus: SyntheticCorpus,
+): Promise<BenchRow[]> {
   const { log } = options;
   const documents = corpus.documents(size);
   const queries = corpus.queries(options.queries);
-  const embedder = new HashEmbedder({ dimension: DIMENSION, analyzer: whitespaceAnalyzer, charNGrams: false });
+  const embedder = new HashEmbedder({
+    dimension: DIMENSION,
+    analyzer: whitespaceAnalyzer,
+    charNGrams: false,
+  });
 
   const embedStarted = performance.now();
   const embeddings: Float32Array[] = [];
@@ -46,7 +54,9 @@ async function runSize(size: number, options: BenchSuiteOptions, corpus: Synthet
     await store.add(documents, { embeddings });
     return { keyword, store };
   });
-  log(`  built keyword index and vector store in ${(built.ms / 1000).toFixed(1)} s, ${formatBytes(built.bytes)}`);
+  log(
+    `  built keyword index and vector store in ${(built.ms / 1000).toFixed(1)} s, ${formatBytes(built.bytes)}`,
+  );
   const { keyword, store } = built.value;
   embeddings.length = 0;
 
@@ -56,10 +66,16 @@ async function runSize(size: number, options: BenchSuiteOptions, corpus: Synthet
     // A fresh query cache per run: every timed query is embedded, none is served from the cache.
     const vector = new VectorRetriever({ store, embedder: new CachedEmbedder(embedder, { maxEntries: 0 }) });
     const hybrid = new HybridRetriever({ keyword, vector, fusion });
-    const timed = await runQueries(queries, async (query) => (await hybrid.retrieve(query, { k: TOP_K })).hits.length, {
-      budgetMs: QUERY_BUDGET_MS,
-    });
-    log(`  hybrid ${fusion}: p50 ${timed.p50.toFixed(2)} ms, p99 ${timed.p99.toFixed(2)} ms over ${timed.timed} queries`);
+    const timed = await runQueries(
+      queries,
+      async (query) => (await hybrid.retrieve(query, { k: TOP_K })).hits.length,
+      {
+        budgetMs: QUERY_BUDGET_MS,
+      },
+    );
+    log(
+      `  hybrid ${fusion}: p50 ${timed.p50.toFixed(2)} ms, p99 ${timed.p99.toFixed(2)} ms over ${timed.timed} queries`,
+    );
     rows.push({
       suite: 'hybrid',
       system: `zerda hybrid ${fusion}`,

@@ -156,10 +156,16 @@ async function runZerda(
       return full;
     });
     const analysedIndex = analysed.value;
-    const timed = await runQueries(queries, (query) => analysedIndex.search(query, TOP_K).map((hit) => hit.id), {
-      budgetMs: QUERY_BUDGET_MS,
-    });
-    log(`  zerda default analyzer: built in ${(analysed.ms / 1000).toFixed(2)} s, ${formatBytes(analysed.bytes)}`);
+    const timed = await runQueries(
+      queries,
+      (query) => analysedIndex.search(query, TOP_K).map((hit) => hit.id),
+      {
+        budgetMs: QUERY_BUDGET_MS,
+      },
+    );
+    log(
+      `  zerda default analyzer: built in ${(analysed.ms / 1000).toFixed(2)} s, ${formatBytes(analysed.bytes)}`,
+    );
     rows.push({
       suite: 'keyword',
       system: 'zerda default analyzer',

@@ -6,12 +6,16 @@ import {
   DatasetError,
   type Embedder,
   type EmbeddingsFile,
+  type FormatTrecRunOptions,
   HashEmbedder,
   InMemoryVectorStore,
   InvalidArgumentError,
   KeywordRetriever,
+  type Run,
   readEmbeddings,
   VectorRetriever,
+  writeTrecRun,
+  ZerdaError,
 } from '@zerda/core';
 
 /**
@@ -196,4 +200,18 @@ export function preview(ids: readonly string[], count = 5): string {
   return ids.length <= count
     ? ids.join(', ')
     : `${ids.slice(0, count).join(', ')} and ${ids.length - count} more`;
+}
+
+/** Writes a TREC run file; a file that cannot be written is a DatasetError naming it. */
+export async function writeRunFile(path: string, run: Run, options: FormatTrecRunOptions): Promise<void> {
+  try {
+    await writeTrecRun(path, run, options);
+  } catch (error) {
+    if (ZerdaError.isInstance(error)) throw error;
+    const reason =
+      error instanceof Error && 'code' in error && typeof error.code === 'string'
+        ? error.code
+        : String(error);
+    throw new DatasetError({ path, message: `the run file cannot be written (${reason})`, cause: error });
+  }
 }

@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { runDemo } from './commands/demo.js';
 import { main } from './main.js';
-import { samplePassages, sampleQueries } from './sample/passages.js';
+import { demoQueries, samplePassages, sampleQueries } from './sample/passages.js';
 import { captureIo } from './test-helpers.js';
+
+const arabicScript = /[\u0600-\u06ff]/u;
+const latinScript = /[a-z]/iu;
 
 describe('sample corpus', () => {
   it('has English, Arabic and mixed passages with unique ids and metadata', () => {
@@ -12,24 +15,115 @@ describe('sample corpus', () => {
     expect(byLang('en')).toBeGreaterThanOrEqual(30);
     expect(byLang('ar')).toBeGreaterThanOrEqual(3);
     expect(byLang('mixed')).toBeGreaterThanOrEqual(3);
-    expect(sampleQueries.some((q) => /[\u0600-\u06ff]/u.test(q))).toBe(true);
+  });
+
+  it('has an English, an Arabic, a mixed and a filtered sample query', () => {
+    expect(sampleQueries).toHaveLength(4);
+    const [english, arabic, mixed] = sampleQueries as [string, string, string];
+    expect(arabicScript.test(english) || !latinScript.test(english)).toBe(false);
+    expect(latinScript.test(arabic) || !arabicScript.test(arabic)).toBe(false);
+    expect(arabicScript.test(mixed) && latinScript.test(mixed)).toBe(true);
+    expect(demoQueries[3]?.filter).toEqual({ lang: 'en', year: { $gte: 2022 } });
   });
 });
 
 describe('zerda demo', () => {
-  it('ranks sample passages for the sample queries, the Arabic one included', async () => {
+  it('answers each sample query with keyword, vector and hybrid results', async () => {
     const report = await runDemo();
-    expect(report.results).toHaveLength(3);
-    const [bm25, fox, arabic] = report.results;
-    expect(bm25?.hits[0]?.chunk.id).toBe('en-01');
-    expect(fox?.hits.map((h) => h.chunk.id)).toContain('en-15');
-    expect(arabic?.hits.map((h) => h.chunk.id)).toContain('ar-02');
+    expect(report.results).toHaveLength(4);
+    expect(report.fusion).toBe('weighted+rrf');
+    for (const result of report.results) {
+      for (const list of [result.keyword, result.vector, result.hybrid]) {
+        expect(list.hits.length).toBeGreaterThan(0);
+        expect(list.hits.length).toBeLessThanOrEqual(3);
+        expect(list.warnings).toEqual([]);
+      }
+      // Every hybrid hit says which branches found it, at what rank, and how it was fused.
+      for (const hit of result.hybrid.hits) {
+        expect(Object.keys(hit.ranks).length).toBeGreaterThan(0);
+        expect(hit.explanation?.method).toBe('weighted+rrf');
+      }
+    }
+    const [english, arabic, mixed, filtered] = report.results as [
+      (typeof report.results)[number],
+      (typeof report.results)[number],
+      (typeof report.results)[number],
+      (typeof report.results)[number],
+    ];
+    expect(english.hybrid.hits[0]?.chunk.id).toBe('en-01');
+    expect(english.keyword.hits[0]?.chunk.id).toBe('en-01');
+
+    // The Arabic query finds Arabic passages first, in every retriever.
+    const lang = (hit: { chunk: { metadata?: Record<string, unknown> } } | undefined) =>
+      hit?.chunk.metadata?.lang;
+    expect(lang(arabic.hybrid.hits[0])).toBe('ar');
+    expect(lang(arabic.vector.hits[0])).toBe('ar');
+    expect(arabic.hybrid.hits[0]?.ranks).toEqual({ keyword: 1, vector: 1 });
+
+    // The mixed query finds passages about BM25 in search engines, in both languages.
+    expect(mixed.hybrid.hits[0]?.chunk.id).toBe('mx-01');
+    expect(mixed.hybrid.hits.map((h) => lang(h))).toContain('ar');
+
+    // The filtered query returns only recent English passages, from every retriever,
+    // though without the filter older or non-English passages would rank among the top.
+    for (const list of [filtered.keyword, filtered.vector, filtered.hybrid]) {
+      for (const hit of list.hits) {
+        expect(hit.chunk.metadata?.lang).toBe('en');
+        expect(hit.chunk.metadata?.year).toBeGreaterThanOrEqual(2022);
+      }
+    }
+    const unfiltered = await runDemo({ queries: [filtered.query] });
+    const all = unfiltered.results[0];
+    const outside = [
+      ...(all?.keyword.hits ?? []),
+      ...(all?.vector.hits ?? []),
+      ...(all?.hybrid.hits ?? []),
+    ].filter((hit) => hit.chunk.metadata?.lang !== 'en' || (hit.chunk.metadata?.year as number) < 2022);
+    expect(outside.length).toBeGreaterThan(0);
   });
 
-  it('prints ranked results', async () => {
+  it('prints a table per query with each hybrid hit explained', async () => {
     const io = captureIo();
-    expect(await main(['demo', '-k', '2', 'reciprocal rank fusion'], io)).toBe(0);
-    expect(io.out).toMatch(/> reciprocal rank fusion/);
-    expect(io.out).toMatch(/1\. \[en-07\]/);
+    expect(await main(['demo'], io)).toBe(0);
+    expect(io.out).toMatch(/keyword \(BM25\)\s+vector \(cosine\)\s+hybrid \(weighted\+rrf\)/);
+    expect(io.out).toMatch(/2\. \[Arabic\] "كيف تعمل محركات البحث"/);
+    expect(io.out).toMatch(/filter \{"lang":"en","year":\{"\$gte":2022\}\}/);
+    expect(io.out).toMatch(
+      / {3}1 {2}en-01 1\.000 +en-01 0\.\d{3} +en-01 1\.000 +keyword #1 1\.000, vector #1 0\.\d{3}\n/,
+    );
+  });
+
+  it('runs given queries with a filter and a fusion', async () => {
+    const io = captureIo();
+    expect(
+      await main(['demo', '-k', '2', '--fusion', 'rrf', '--filter', '{"lang":"ar"}', 'البحث عن الوثائق'], io),
+    ).toBe(0);
+    expect(io.out).toMatch(/hybrid \(rrf\)/);
+    expect(io.out).toMatch(/reciprocal rank fusion/);
+    const rows = io.out.split('\n').filter((line) => /^ {3}\d {2}/u.test(line));
+    expect(rows).toHaveLength(2);
+    for (const row of rows) expect(row).not.toMatch(/en-|mx-/);
+
+    const json = captureIo();
+    expect(await main(['demo', '--json', 'reciprocal rank fusion'], json)).toBe(0);
+    const report = JSON.parse(json.out) as {
+      results: Array<{ hybrid: { hits: Array<{ chunk: { id: string } }> } }>;
+    };
+    expect(report.results[0]?.hybrid.hits[0]?.chunk.id).toBe('en-07');
+  });
+
+  it('refuses a bad filter, fusion or k with exit code 2', async () => {
+    const cases: Array<[string[], RegExp]> = [
+      [['q', '--filter', '{lang: en}'], /--filter is not valid JSON/],
+      [['q', '--filter', '{"year": {"$near": 3}}'], /--filter: .*\$near/],
+      [['--filter', '{"lang": "en"}'], /--filter applies to the queries given/],
+      [['q', '--fusion', 'max'], /unknown fusion 'max'/],
+      [['q', '-k', '0'], /-k must be an integer >= 1|--k must be an integer >= 1/],
+    ];
+    for (const [argv, message] of cases) {
+      const io = captureIo();
+      expect(await main(['demo', ...argv], io)).toBe(2);
+      expect(io.err).toMatch(message);
+    }
   });
 });

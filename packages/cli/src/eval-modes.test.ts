@@ -48,7 +48,13 @@ describe('zerda eval --mode', () => {
       depth: 100,
       keyword: { k1: 0.9, b: 0.4, analyzer: 'lucene-english' },
       vector: { embedder: 'hash', dimension: 256, metric: 'cosine' },
-      hybrid: { fusion: 'rrf', branchK: 200, rrfK: 60, normalization: 'minmax', weights: { keyword: 1, vector: 1 } },
+      hybrid: {
+        fusion: 'rrf',
+        branchK: 200,
+        rrfK: 60,
+        normalization: 'minmax',
+        weights: { keyword: 1, vector: 1 },
+      },
     });
     const scored = await evalJson(cisi, '--run', runFile);
     expect(scored.mode).toBe('run');
@@ -67,7 +73,9 @@ describe('zerda eval --mode', () => {
 
   it('prints the mode, vectors and fusion in the table', async () => {
     const io = captureIo();
-    expect(await main(['eval', cisi, '--mode', 'hybrid', '--fusion', 'weighted', '--weights', '2,1'], io)).toBe(0);
+    expect(
+      await main(['eval', cisi, '--mode', 'hybrid', '--fusion', 'weighted', '--weights', '2,1'], io),
+    ).toBe(0);
     expect(io.out).toMatch(/mode\s+hybrid \(weighted\)/);
     expect(io.out).toMatch(/vectors\s+HashEmbedder, dimension 256, cosine/);
     expect(io.out).toMatch(/fusion\s+weighted, 200 candidates per branch, weights keyword 2 vector 1\n/);
@@ -80,8 +88,28 @@ describe('zerda eval --mode', () => {
     const report = await evalJson(cisi, '--run', runFile);
     expect(report.judgedQueries).toBe(76);
     expect(report['ndcg@10']).toBeGreaterThanOrEqual(0);
-    expect(report.warnings.join('\n')).toMatch(/75 judged query\(ies\) have no results in the run and score 0/);
+    expect(report.warnings.join('\n')).toMatch(
+      /75 judged query\(ies\) have no results in the run and score 0/,
+    );
     expect(report.warnings.join('\n')).toMatch(/1 query\(ies\) of the run have no relevant judgment .*: 999/);
+  });
+
+  it('fails with exit code 1 naming a missing or malformed run file, or one it cannot write', async () => {
+    const malformed = join(tmp, 'malformed.run');
+    await writeFile(malformed, '1 Q0 28 1 3.5 mine\n1 Q0 28 2 2 mine\n');
+    const cases: Array<[string[], RegExp]> = [
+      [['--run', join(tmp, 'absent.run')], /^zerda eval: .*absent\.run: file not found/],
+      [['--run', malformed], /^zerda eval: .*malformed\.run:2: document '28' is listed twice for query '1'/],
+      [
+        ['--write-run', join(tmp, 'no-such-dir', 'x.run')],
+        /^zerda eval: .*no-such-dir\/x\.run: the run file cannot be written \(ENOENT\)/,
+      ],
+    ];
+    for (const [argv, message] of cases) {
+      const io = captureIo();
+      expect(await main(['eval', cisi, ...argv], io)).toBe(1);
+      expect(io.err).toMatch(message);
+    }
   });
 });
 
@@ -97,9 +125,13 @@ describe('zerda eval --embeddings (your own vectors)', () => {
     const dataset = await loadBeirFolder(cisi);
     const embedder = new HashEmbedder({ dimension, analyzer: luceneEnglishAnalyzer });
     const docVectors = await embedder.embed(dataset.corpus.map((d) => beirDocumentText(d)));
-    const docLines = dataset.corpus.map((d, i) => ({ _id: d.id, vector: Array.from(docVectors[i] as Float32Array) }));
+    const docLines = dataset.corpus.map((d, i) => ({
+      _id: d.id,
+      vector: Array.from(docVectors[i] as Float32Array),
+    }));
     const queryLines: Array<{ _id: string; vector: number[] }> = [];
-    for (const q of dataset.queries) queryLines.push({ _id: q.id, vector: Array.from(await embedder.embedQuery(q.text)) });
+    for (const q of dataset.queries)
+      queryLines.push({ _id: q.id, vector: Array.from(await embedder.embedQuery(q.text)) });
     const jsonl = (records: object[]) => `${records.map((r) => JSON.stringify(r)).join('\n')}\n`;
     combined = join(tmp, 'cisi-embeddings.jsonl');
     docsFile = join(tmp, 'cisi-docs.jsonl');
@@ -107,7 +139,10 @@ describe('zerda eval --embeddings (your own vectors)', () => {
     // CISI's query ids are document ids too: in one file, the type tells them apart.
     await writeFile(
       combined,
-      jsonl([...queryLines.map((r) => ({ ...r, type: 'query' })), ...docLines.map((r) => ({ type: 'doc', ...r }))]),
+      jsonl([
+        ...queryLines.map((r) => ({ ...r, type: 'query' })),
+        ...docLines.map((r) => ({ type: 'doc', ...r })),
+      ]),
     );
     await writeFile(docsFile, jsonl(docLines));
     await writeFile(queriesFile, jsonl(queryLines));
@@ -116,8 +151,21 @@ describe('zerda eval --embeddings (your own vectors)', () => {
   it('reproduces the hash embedder from one file with "type", or from two files', async () => {
     const hash = await evalJson(cisi, '--mode', 'vector', '--dimension', String(dimension));
     const one = await evalJson(cisi, '--mode', 'vector', '--embeddings', combined);
-    const two = await evalJson(cisi, '--mode', 'vector', '--embeddings', docsFile, '--query-embeddings', queriesFile);
-    expect(one.settings.vector).toEqual({ embedder: 'file', dimension, metric: 'cosine', documentVectors: combined });
+    const two = await evalJson(
+      cisi,
+      '--mode',
+      'vector',
+      '--embeddings',
+      docsFile,
+      '--query-embeddings',
+      queriesFile,
+    );
+    expect(one.settings.vector).toEqual({
+      embedder: 'file',
+      dimension,
+      metric: 'cosine',
+      documentVectors: combined,
+    });
     expect(two.settings.vector).toMatchObject({ documentVectors: docsFile, queryVectors: queriesFile });
     for (const metric of metrics) {
       expect(one[metric]).toBe(hash[metric]);
@@ -137,9 +185,11 @@ describe('zerda eval --embeddings errors', () => {
     await mkdir(join(folder, 'qrels'), { recursive: true });
     await writeFile(
       join(folder, 'corpus.jsonl'),
-      ['{"_id":"1","title":"","text":"sand foxes"}', '{"_id":"2","text":"desert camels"}', '{"_id":"3","text":"date palms"}'].join(
-        '\n',
-      ),
+      [
+        '{"_id":"1","title":"","text":"sand foxes"}',
+        '{"_id":"2","text":"desert camels"}',
+        '{"_id":"3","text":"date palms"}',
+      ].join('\n'),
     );
     await writeFile(join(folder, 'queries.jsonl'), '{"_id":"1","text":"fox"}\n{"_id":"q2","text":"palm"}\n');
     await writeFile(join(folder, 'qrels', 'test.tsv'), 'query-id\tcorpus-id\tscore\n1\t1\t1\nq2\t3\t1\n');
@@ -147,7 +197,13 @@ describe('zerda eval --embeddings errors', () => {
 
   const doc = (id: string, vector: unknown) => JSON.stringify({ _id: id, type: 'doc', vector });
   const query = (id: string, vector: unknown) => JSON.stringify({ _id: id, type: 'query', vector });
-  const good = [doc('1', [1, 0, 0]), doc('2', [0, 1, 0]), doc('3', [0, 0, 1]), query('1', [1, 0.1, 0]), query('q2', [0, 0, 1])];
+  const good = [
+    doc('1', [1, 0, 0]),
+    doc('2', [0, 1, 0]),
+    doc('3', [0, 0, 1]),
+    query('1', [1, 0.1, 0]),
+    query('q2', [0, 0, 1]),
+  ];
 
   async function failWith(lines: string[], extra: string[] = []): Promise<string> {
     const file = join(tmp, `emb-${Math.random().toString(36).slice(2)}.jsonl`);
@@ -176,17 +232,34 @@ describe('zerda eval --embeddings errors', () => {
 
   it('names the line of a vector with a non-finite value', async () => {
     for (const bad of ['[0, null, 1]', '[0, 1e999, 1]', '[0, "1", 1]']) {
-      const err = await failWith([good[0], `{"_id": "2", "type": "doc", "vector": ${bad}}`, ...good.slice(2)] as string[]);
-      expect(err).toMatch(/\.jsonl:2: the vector of document '2' holds .* at position 1; every value must be a finite number/);
+      const err = await failWith([
+        good[0],
+        `{"_id": "2", "type": "doc", "vector": ${bad}}`,
+        ...good.slice(2),
+      ] as string[]);
+      expect(err).toMatch(
+        /\.jsonl:2: the vector of document '2' holds .* at position 1; every value must be a finite number/,
+      );
     }
   });
 
   it('names the line that lacks an id, or a type in a combined file', async () => {
-    const noId = await failWith([good[0], '{"type": "doc", "vector": [0, 1, 0]}', ...good.slice(2)] as string[]);
+    const noId = await failWith([
+      good[0],
+      '{"type": "doc", "vector": [0, 1, 0]}',
+      ...good.slice(2),
+    ] as string[]);
     expect(noId).toMatch(/\.jsonl:2: missing or empty '_id' \(got nothing\)/);
-    const noType = await failWith([good[0], '{"_id": "2", "vector": [0, 1, 0]}', ...good.slice(2)] as string[]);
+    const noType = await failWith([
+      good[0],
+      '{"_id": "2", "vector": [0, 1, 0]}',
+      ...good.slice(2),
+    ] as string[]);
     expect(noType).toMatch(/\.jsonl:2: '2' has no "type": .* "type": "doc" or "type": "query"/);
-    const badType = await failWith([good[0], '{"_id": "2", "type": "passage", "vector": [0, 1, 0]}'] as string[]);
+    const badType = await failWith([
+      good[0],
+      '{"_id": "2", "type": "passage", "vector": [0, 1, 0]}',
+    ] as string[]);
     expect(badType).toMatch(/\.jsonl:2: '2' has "type" "passage"; expected "doc" or "query"/);
     const twice = await failWith([...good, doc('2', [0, 1, 1])] as string[]);
     expect(twice).toMatch(/\.jsonl:6: document '2' has a vector already \(.*\.jsonl:2\)/);
@@ -194,9 +267,13 @@ describe('zerda eval --embeddings errors', () => {
 
   it('names the documents and queries that have no vector', async () => {
     const noDoc = await failWith([good[0], ...good.slice(2)] as string[]);
-    expect(noDoc).toMatch(/\.jsonl: no vector for document '2' of .*corpus\.jsonl \(1 of 3 documents have none\)/);
+    expect(noDoc).toMatch(
+      /\.jsonl: no vector for document '2' of .*corpus\.jsonl \(1 of 3 documents have none\)/,
+    );
     const noQuery = await failWith(good.slice(0, 4) as string[]);
-    expect(noQuery).toMatch(/\.jsonl: no vector for query 'q2' of .*queries\.jsonl \(1 of the 2 judged queries/);
+    expect(noQuery).toMatch(
+      /\.jsonl: no vector for query 'q2' of .*queries\.jsonl \(1 of the 2 judged queries/,
+    );
     // In two files, the query file is named, and a line of the wrong kind is refused.
     const queries = join(tmp, 'tiny-queries.jsonl');
     await writeFile(queries, `${JSON.stringify({ _id: '1', vector: [1, 0, 0] })}\n`);
@@ -207,12 +284,16 @@ describe('zerda eval --embeddings errors', () => {
     expect(wrongKind).toMatch(/\.jsonl:4: '1' has "type": "query" in a file of document vectors/);
     await writeFile(queries, `${JSON.stringify({ _id: '1', vector: [1, 0] })}\n`);
     const shorter = await failWith(docs, ['--query-embeddings', queries]);
-    expect(shorter).toMatch(/tiny-queries\.jsonl:1: the vector of query '1' has 2 numbers, expected 3 \(as the vectors of .*\.jsonl\)/);
+    expect(shorter).toMatch(
+      /tiny-queries\.jsonl:1: the vector of query '1' has 2 numbers, expected 3 \(as the vectors of .*\.jsonl\)/,
+    );
   });
 
   it('fails with a missing embeddings file', async () => {
     const io = captureIo();
-    expect(await main(['eval', folder, '--mode', 'vector', '--embeddings', join(tmp, 'none.jsonl')], io)).toBe(1);
+    expect(
+      await main(['eval', folder, '--mode', 'vector', '--embeddings', join(tmp, 'none.jsonl')], io),
+    ).toBe(1);
     expect(io.err).toMatch(/none\.jsonl: file not found/);
   });
 });
@@ -231,7 +312,10 @@ describe('zerda eval usage errors', () => {
       [['--mode', 'vector', '--embeddings', 'e', '--dimension', '8'], /--dimension sets the hash embedder's/],
       [['--mode', 'hybrid', '--branch-k', '50'], /--branch-k must be at least the depth \(100\), got 50/],
       [['--mode', 'hybrid', '--weights', '1'], /--weights must be 2 numbers >= 0/],
-      [['--mode', 'hybrid', '--fusion', 'weighted', '--rrf-k', '10'], /--rrf-k does not apply to --fusion weighted/],
+      [
+        ['--mode', 'hybrid', '--fusion', 'weighted', '--rrf-k', '10'],
+        /--rrf-k does not apply to --fusion weighted/,
+      ],
     ];
     for (const [argv, message] of cases) {
       const io = captureIo();
@@ -244,7 +328,13 @@ describe('zerda eval usage errors', () => {
   it('documents the modes, the embeddings format and the exit codes in --help', async () => {
     const io = captureIo();
     expect(await main(['eval', '--help'], io)).toBe(0);
-    for (const text of ['--mode <m>', '--write-run <file>', '--run <file>', '"type": "doc"', '--query-embeddings']) {
+    for (const text of [
+      '--mode <m>',
+      '--write-run <file>',
+      '--run <file>',
+      '"type": "doc"',
+      '--query-embeddings',
+    ]) {
       expect(io.out).toContain(text);
     }
     expect(io.out).toMatch(/Exit codes: 0 success; 1 the evaluation failed/);

@@ -45,7 +45,8 @@ describe('runEval', () => {
     for (const entries of run.values()) expect(entries.length).toBeLessThanOrEqual(100);
     const scored = await scoreRun({ folder: cisi, runPath });
     expect(scored.mode).toBe('run');
-    for (const metric of ['ndcg@10', 'recall@100', 'mrr@10'] as const) expect(scored[metric]).toBe(report[metric]);
+    for (const metric of ['ndcg@10', 'recall@100', 'mrr@10'] as const)
+      expect(scored[metric]).toBe(report[metric]);
   });
 });
 
@@ -71,7 +72,10 @@ describe('zerda eval', () => {
     expect(report.queryLatencyMs).toHaveProperty('p50');
     expect(report.queryLatencyMs).toHaveProperty('p99');
     expect(report.mode).toBe('keyword');
-    expect(report.settings).toEqual({ depth: 100, keyword: { k1: 1.2, b: 0.75, analyzer: 'lucene-english' } });
+    expect(report.settings).toEqual({
+      depth: 100,
+      keyword: { k1: 1.2, b: 0.75, analyzer: 'lucene-english' },
+    });
   });
 
   it('prints a readable table by default', async () => {

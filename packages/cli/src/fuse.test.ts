@@ -123,7 +123,20 @@ describe('zerda fuse', () => {
     const json = captureIo();
     expect(
       await main(
-        ['fuse', pathA, pathB, '--method', 'minmax', '--weights', '2,1', '--out', out, '--json', '--tag', 'mm'],
+        [
+          'fuse',
+          pathA,
+          pathB,
+          '--method',
+          'minmax',
+          '--weights',
+          '2,1',
+          '--out',
+          out,
+          '--json',
+          '--tag',
+          'mm',
+        ],
         json,
       ),
     ).toBe(0);
@@ -161,13 +174,19 @@ describe('zerda fuse', () => {
       [['a.run', 'b.run', '--method', 'combsum', '--out', 'x'], /unknown method 'combsum'/],
       [['a.run', 'b.run', '--method', 'rrf'], /missing --out/],
       [['a.run', '--method', 'rrf', '--out', 'x'], /expected two run files, got 1/],
-      [['a.run', 'b.run', '--method', 'rrf', '--out', 'x', '--weights', '1'], /--weights must be 2 numbers >= 0/],
+      [
+        ['a.run', 'b.run', '--method', 'rrf', '--out', 'x', '--weights', '1'],
+        /--weights must be 2 numbers >= 0/,
+      ],
       [['a.run', 'b.run', '--method', 'rrf', '--out', 'x', '--weights', '1,-2'], /got '1,-2'/],
       [['a.run', 'b.run', '--method', 'rrf', '--out', 'x', '--weights', '1,abc'], /got '1,abc'/],
       [['a.run', 'b.run', '--method', 'rrf', '--out', 'x', '--weights', '0,0'], /cannot all be 0/],
       [['a.run', 'b.run', '--method', 'minmax', '--out', 'x', '--k', '10'], /--k .* rrf only/],
       [['a.run', 'b.run', '--method', 'rrf', '--out', 'x', '--k=-1'], /--k must be a number >= 0/],
-      [['a.run', 'b.run', '--method', 'rrf', '--out', 'x', '--depth', '0'], /--depth must be an integer >= 1/],
+      [
+        ['a.run', 'b.run', '--method', 'rrf', '--out', 'x', '--depth', '0'],
+        /--depth must be an integer >= 1/,
+      ],
     ];
     for (const [argv, message] of cases) {
       const io = captureIo();
@@ -181,7 +200,9 @@ describe('zerda fuse', () => {
     const io = captureIo();
     expect(await main(['fuse', '--help'], io)).toBe(0);
     expect(io.out).toMatch(/Usage: zerda fuse <runA> <runB>/);
-    expect(io.out).toMatch(/Exit codes: 0 success; 1 a run file is missing or malformed[^]*; 2 the command was called wrongly/);
+    expect(io.out).toMatch(
+      /Exit codes: 0 success; 1 a run file is missing or malformed[\s\S]*; 2 the command was called wrongly/,
+    );
     expect(io.out).toMatch(/Examples:\n {2}pnpm zerda eval .*--write-run/);
   });
 });
@@ -233,7 +254,10 @@ describe('fusing Zerda runs reproduces the HybridRetriever (CISI)', () => {
       expect(hits).toHaveLength(depth);
       const fused = (report.fused.get(query.id) ?? []).slice(0, depth);
       // Same documents in the same order, over the whole top 100.
-      expect(fused.map((e) => e.docId), `query ${query.id}`).toEqual(hits.map((h) => h.chunk.id));
+      expect(
+        fused.map((e) => e.docId),
+        `query ${query.id}`,
+      ).toEqual(hits.map((h) => h.chunk.id));
       fused.forEach((entry, i) => {
         expect(Math.abs(entry.score - (hits[i]?.score as number))).toBeLessThanOrEqual(1e-9);
         expect(hits[i]?.explanation?.method).toBe(fusion);
@@ -245,7 +269,14 @@ describe('fusing Zerda runs reproduces the HybridRetriever (CISI)', () => {
           .map((e) => e.docId),
       ).toEqual(fused.map((e) => e.docId));
       const keywordTop = rankRun(keywordEntries.get(query.id) ?? [], 10).map((e) => e.docId);
-      if (keywordTop.join() !== fused.slice(0, 10).map((e) => e.docId).join()) differsFromKeyword++;
+      if (
+        keywordTop.join() !==
+        fused
+          .slice(0, 10)
+          .map((e) => e.docId)
+          .join()
+      )
+        differsFromKeyword++;
     }
     // Fusion really changed the rankings: the comparison is not of BM25 with itself.
     expect(differsFromKeyword).toBeGreaterThan(dataset.judgedQueries.length / 2);

@@ -9,6 +9,9 @@ describe('zerda', () => {
     expect(io.out).toMatch(/Usage: zerda <command>/);
     expect(io.out).toMatch(/ {2}eval {4}/);
     expect(io.out).toMatch(/ {2}demo {4}/);
+    expect(io.out).toMatch(/ {2}fuse {4}fuse two TREC run files/);
+    expect(io.out).toMatch(/Exit codes: 0 success; 1 the command failed[\s\S]*;\s+2 it was called wrongly/);
+    expect(io.out).toMatch(/pnpm zerda fuse .* --method rrf --out fused\.run/);
   });
 
   it('shows the help on stderr with exit code 2 when no command is given', async () => {

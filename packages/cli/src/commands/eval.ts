@@ -12,7 +12,6 @@ import {
   type Run,
   readTrecRun,
   type SearchResult,
-  writeTrecRun,
   ZerdaError,
 } from '@zerda/core';
 import { parseCommandArgs, percentile, readNumber } from '../args.js';
@@ -22,6 +21,7 @@ import {
   collectionChunks,
   preview,
   type VectorSettings,
+  writeRunFile,
 } from '../collection.js';
 import { type CliIo, UsageError } from '../io.js';
 import { readWeights } from './fuse.js';
@@ -236,7 +236,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
   });
   let runFile: string | undefined;
   if (options.writeRunPath) {
-    await writeTrecRun(options.writeRunPath, run, {
+    await writeRunFile(options.writeRunPath, run, {
       tag: options.runTag ?? `zerda-${mode}${fusion ? `-${fusion}` : ''}`,
       depth,
     });

@@ -7,10 +7,9 @@ import {
   readTrecRun,
   reciprocalRankFusion,
   scoreFusion,
-  writeTrecRun,
 } from '@zerda/core';
 import { parseCommandArgs, readNumber } from '../args.js';
-import { preview } from '../collection.js';
+import { preview, writeRunFile } from '../collection.js';
 import { type CliIo, UsageError } from '../io.js';
 
 /** How `zerda fuse` combines the runs. */
@@ -129,9 +128,8 @@ export async function runFuse(options: FuseFilesOptions): Promise<FuseReport> {
       );
     }
   });
-  const run: Run = new Map([...fused].map(([queryId, entries]) => [queryId, entries]));
   const method = options.method;
-  await writeTrecRun(options.out, run, { tag: options.tag ?? `zerda-fuse-${method}` });
+  await writeRunFile(options.out, fused, { tag: options.tag ?? `zerda-fuse-${method}` });
   let documents = 0;
   for (const entries of fused.values()) documents += entries.length;
   return {

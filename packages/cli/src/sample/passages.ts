@@ -1,4 +1,4 @@
-import type { Chunk } from '@zerda/core';
+import type { Chunk, FilterInput } from '@zerda/core';
 
 /** Metadata every sample passage carries. */
 export interface SamplePassage extends Chunk {
@@ -212,9 +212,24 @@ export const samplePassages: readonly SamplePassage[] = [
   },
 ];
 
-/** The queries `zerda demo` runs when it is given none: English, English, Arabic. */
-export const sampleQueries: readonly string[] = [
-  'how does BM25 rank documents',
-  'fennec fox desert ears',
-  'كيف تعمل محركات البحث',
+/** A demo query: its text, what kind of query it is, and a metadata filter where it has one. */
+export interface DemoQuery {
+  text: string;
+  label?: string;
+  filter?: FilterInput;
+}
+
+/** The queries `zerda demo` runs when it is given none: English, Arabic, mixed, and filtered. */
+export const demoQueries: readonly DemoQuery[] = [
+  { label: 'English', text: 'how does BM25 rank documents' },
+  { label: 'Arabic', text: 'كيف تعمل محركات البحث' },
+  { label: 'mixed', text: 'BM25 محركات البحث' },
+  {
+    label: 'English, filtered',
+    text: 'vector search for retrieval',
+    filter: { lang: 'en', year: { $gte: 2022 } },
+  },
 ];
+
+/** The texts of the demo queries. */
+export const sampleQueries: readonly string[] = demoQueries.map((query) => query.text);
