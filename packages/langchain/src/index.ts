@@ -1,1 +1,43 @@
-export {};
+// @zerda/langchain: LangChain.js adapters, both directions.
+
+// Zerda into LangChain
+export {
+  chunkToDocument,
+  hitToDocument,
+  type MetadataMode,
+  type ZerdaHitMetadata,
+} from './documents.js';
+// LangChain into Zerda
+export {
+  fromLangChainEmbeddings,
+  LangChainEmbedder,
+  type LangChainEmbedderOptions,
+} from './langchain-embedder.js';
+export {
+  fromLangChainModel,
+  type GenerateOptions,
+  type LangChainLanguageModel,
+  type LangChainModelOptions,
+  textOf,
+} from './langchain-model.js';
+export {
+  fromLangChainVectorStore,
+  type LangChainNativeOptions,
+  type LangChainSearchOptions,
+  LangChainVectorDatabase,
+  type LangChainVectorDatabaseOptions,
+  type UpsertMode,
+} from './langchain-vector-database.js';
+export {
+  type DistanceConversion,
+  knownScoreKinds,
+  type ScoreKind,
+} from './score-direction.js';
+export { ZerdaEmbeddings, type ZerdaEmbeddingsParams } from './zerda-embeddings.js';
+export {
+  type ZerdaCallSettings,
+  type ZerdaRetrievable,
+  ZerdaRetriever,
+  type ZerdaRetrieverInput,
+} from './zerda-retriever.js';
+export { type ZerdaAddOptions, ZerdaVectorStore, type ZerdaVectorStoreArgs } from './zerda-vector-store.js';
