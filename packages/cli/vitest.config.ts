@@ -3,5 +3,5 @@ import { defineProject } from 'vitest/config';
 export default defineProject({
   resolve: { conditions: ['@zerda/source'] },
   ssr: { resolve: { conditions: ['@zerda/source'] } },
-  test: { name: 'cli', include: ['src/**/*.test.ts', 'test/**/*.test.ts'] },
+  test: { name: 'cli', testTimeout: 60_000, include: ['src/**/*.test.ts', 'test/**/*.test.ts'] },
 });
