@@ -82,6 +82,18 @@ describe('zerda demo', () => {
     expect(outside.length).toBeGreaterThan(0);
   });
 
+  it('builds contexts with the context engine, enriching the follow-up from the recorded answer', async () => {
+    const report = await runDemo();
+    const [first, followUp] = report.conversation;
+    expect(first?.result.followUp).toBe(false);
+    expect(first?.result.context).toContain('(source: en-14)');
+    expect(first?.result.size).toBeLessThanOrEqual(first?.result.budget ?? 0);
+    expect(followUp?.result.followUp).toBe(true);
+    expect(followUp?.result.enrichment).toContain('fennec');
+    // The follow-up says only "its ears": the ears passage is found through the recorded answer.
+    expect(followUp?.result.chunks.map((hit) => hit.chunk.id)).toContain('en-15');
+  });
+
   it('prints a table per query with each hybrid hit explained', async () => {
     const io = captureIo();
     expect(await main(['demo'], io)).toBe(0);

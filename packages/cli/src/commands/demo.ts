@@ -14,6 +14,7 @@ import {
 import { parseCommandArgs, readNumber } from '../args.js';
 import { type CliIo, UsageError } from '../io.js';
 import { type DemoQuery, demoQueries, samplePassages } from '../sample/passages.js';
+import { type ConversationTurnReport, formatConversation, runConversationDemo } from './demo-conversation.js';
 
 /** The hash embedder's dimension in the demo. */
 export const DEMO_DIMENSION = 256;
@@ -38,6 +39,8 @@ export interface DemoQueryResult {
 }
 
 export interface DemoReport {
+  /** The context engine answering a question and a follow-up that uses the recorded answer. */
+  conversation: ConversationTurnReport[];
   documents: number;
   fusion: HybridFusionMethod;
   embedder: { name: string; dimension: number };
@@ -79,7 +82,9 @@ export async function runDemo(options: DemoOptions = {}): Promise<DemoReport> {
       hybrid: hybridResult,
     });
   }
+  const conversation = await runConversationDemo(hybrid);
   return {
+    conversation,
     documents: samplePassages.length,
     fusion,
     embedder: { name: 'HashEmbedder', dimension: DEMO_DIMENSION },
@@ -141,6 +146,7 @@ export function formatDemoReport(report: DemoReport): string {
     const warnings = [...result.keyword.warnings, ...result.vector.warnings, ...result.hybrid.warnings];
     for (const warning of warnings) lines.push(`   warning: ${warning.message}`);
   });
+  lines.push(...formatConversation(report.conversation));
   return `${lines.join('\n')}\n`;
 }
 

@@ -105,7 +105,11 @@ export class ConversationMemory {
     this.#maxTerms = integerAtLeast(options.maxEnrichmentTerms ?? 6, 0, 'maxEnrichmentTerms');
     this.#shortQueryKeywords = integerAtLeast(options.shortQueryKeywords ?? 2, 0, 'shortQueryKeywords');
     if (options.maxAgeMs !== undefined && !(options.maxAgeMs > 0)) {
-      throw new InvalidArgumentError({ argument: 'maxAgeMs', value: options.maxAgeMs, message: 'must be positive' });
+      throw new InvalidArgumentError({
+        argument: 'maxAgeMs',
+        value: options.maxAgeMs,
+        message: 'must be positive',
+      });
     }
     this.#maxAgeMs = options.maxAgeMs;
     this.#analyzer = options.analyzer ?? defaultAnalyzer;
@@ -179,7 +183,8 @@ export class ConversationMemory {
     if (OPENERS.test(text)) reasons.push('opener');
     if (PRONOUNS.test(text)) reasons.push('pronoun');
     const keywords = new Set(this.#analyzer.analyze(query));
-    if (keywords.size <= this.#shortQueryKeywords && extractEntities(query).length === 0) reasons.push('short');
+    if (keywords.size <= this.#shortQueryKeywords && extractEntities(query).length === 0)
+      reasons.push('short');
     return reasons;
   }
 
@@ -215,7 +220,9 @@ export class ConversationMemory {
     });
     const added: string[] = [];
     const addedTerms = new Set<string>();
-    for (const { word } of [...candidates.values()].sort((a, b) => b.weight - a.weight || a.order - b.order)) {
+    for (const { word } of [...candidates.values()].sort(
+      (a, b) => b.weight - a.weight || a.order - b.order,
+    )) {
       if (added.length >= this.#maxTerms) break;
       // An entity and its own words are one idea: skip words already covered by what was added.
       const terms = this.#analyzer.analyze(word);

@@ -1,14 +1,20 @@
 import { englishStopWords, spanishStopWords } from '../text/index.js';
 
 const FRENCH = new Set(
-  'le la les des est une et pour dans qui que avec sur pas du au aux ce cette ces sont mais ou est-ce comment pourquoi quel quelle quels quelles où très'.split(' '),
+  'le la les des est une et pour dans qui que avec sur pas du au aux ce cette ces sont mais ou est-ce comment pourquoi quel quelle quels quelles où très'.split(
+    ' ',
+  ),
 );
 const GERMAN = new Set(
-  'der die das und ist nicht mit ein eine einen dem den des zu von für auf wie was warum wo wer welche welcher ich sie es sind auch oder'.split(' '),
+  'der die das und ist nicht mit ein eine einen dem den des zu von für auf wie was warum wo wer welche welcher ich sie es sind auch oder'.split(
+    ' ',
+  ),
 );
 /** English function words that are not also Spanish, French or German. */
 const ENGLISH_MARKERS = new Set(
-  'the is are was were what which who how why when where does do did can could should would will of and to in for with this that these those it its there an be been'.split(' '),
+  'the is are was were what which who how why when where does do did can could should would will of and to in for with this that these those it its there an be been'.split(
+    ' ',
+  ),
 );
 
 const SCRIPTS: ReadonlyArray<[RegExp, string]> = [

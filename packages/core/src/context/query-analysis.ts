@@ -1,6 +1,13 @@
 import { InvalidArgumentError } from '../errors/index.js';
-import { QueryComplexity, QueryIntent, type QueryAnalysis } from '../model/index.js';
-import { type Analyzer, defaultAnalyzer, englishStopWords, normalizeArabic, spanishStopWords, tokenize } from '../text/index.js';
+import { type QueryAnalysis, QueryComplexity, QueryIntent } from '../model/index.js';
+import {
+  type Analyzer,
+  defaultAnalyzer,
+  englishStopWords,
+  normalizeArabic,
+  spanishStopWords,
+  tokenize,
+} from '../text/index.js';
 import { detectLanguage } from './language.js';
 
 /** Context budget per query complexity, in the engine's unit (characters or tokens). */
@@ -73,7 +80,10 @@ const INTENT_RULES: ReadonlyArray<[QueryIntent, RegExp]> = [
       'programa(?:r|ción)?',
     ]),
   ],
-  [QueryIntent.Code, arabic(['كود', 'الكود', 'شيفرة', 'الشيفرة', 'دالة', 'الدالة', 'برمجة', 'برمجيا', 'خطأ برمجي'])],
+  [
+    QueryIntent.Code,
+    arabic(['كود', 'الكود', 'شيفرة', 'الشيفرة', 'دالة', 'الدالة', 'برمجة', 'برمجيا', 'خطأ برمجي']),
+  ],
   [
     QueryIntent.Comparative,
     phrases([
@@ -93,7 +103,10 @@ const INTENT_RULES: ReadonlyArray<[QueryIntent, RegExp]> = [
       '(?:mejor|peor) que',
     ]),
   ],
-  [QueryIntent.Comparative, arabic(['قارن', 'مقارنة', 'الفرق بين', 'الفروق بين', 'افضل من', 'اسوا من', 'مقابل'])],
+  [
+    QueryIntent.Comparative,
+    arabic(['قارن', 'مقارنة', 'الفرق بين', 'الفروق بين', 'افضل من', 'اسوا من', 'مقابل']),
+  ],
   [
     QueryIntent.Summarize,
     phrases([
@@ -153,7 +166,10 @@ const INTENT_RULES: ReadonlyArray<[QueryIntent, RegExp]> = [
       'causa',
     ]),
   ],
-  [QueryIntent.Reasoning, arabic(['لماذا', 'لم', 'اشرح', 'فسر', 'سبب', 'اسباب', 'كيف يعمل', 'كيف تعمل', 'علل'])],
+  [
+    QueryIntent.Reasoning,
+    arabic(['لماذا', 'لم', 'اشرح', 'فسر', 'سبب', 'اسباب', 'كيف يعمل', 'كيف تعمل', 'علل']),
+  ],
   [QueryIntent.Procedural, phrases(['how', 'cómo', 'como'])],
   [QueryIntent.Procedural, arabic(['كيف'])],
   [
@@ -182,7 +198,10 @@ const INTENT_RULES: ReadonlyArray<[QueryIntent, RegExp]> = [
       'cuántas?',
     ]),
   ],
-  [QueryIntent.Factual, arabic(['ما', 'ماذا', 'ما هو', 'ما هي', 'من هو', 'من هي', 'متي', 'اين', 'كم', 'هل', 'عرف', 'تعريف'])],
+  [
+    QueryIntent.Factual,
+    arabic(['ما', 'ماذا', 'ما هو', 'ما هي', 'من هو', 'من هي', 'متي', 'اين', 'كم', 'هل', 'عرف', 'تعريف']),
+  ],
 ];
 
 /** The query's intent by ordered rules: code, comparison, summary, procedure, reasoning, fact. */
@@ -192,7 +211,20 @@ export function detectIntent(query: string): QueryIntent {
   return /[?؟]\s*$/u.test(query) ? QueryIntent.Factual : QueryIntent.Unknown;
 }
 
-const CONJUNCTIONS = phrases(['and', 'or', 'but', 'also', 'as well as', 'then', 'pero', 'también', 'además', 'luego', 'o', 'y']);
+const CONJUNCTIONS = phrases([
+  'and',
+  'or',
+  'but',
+  'also',
+  'as well as',
+  'then',
+  'pero',
+  'también',
+  'además',
+  'luego',
+  'o',
+  'y',
+]);
 const ARABIC_CONJUNCTIONS = arabic(['او', 'ثم', 'لكن', 'ايضا', 'كذلك', 'بالاضافة']);
 
 /**
@@ -216,7 +248,12 @@ export function estimateComplexity(
     (text.match(/[,;،؛]/gu)?.length ?? 0);
   points += clauses >= 3 ? 2 : clauses >= 1 ? 1 : 0;
   if ((query.match(/[?؟]/gu)?.length ?? 0) > 1) points += 1;
-  if (intent === QueryIntent.Comparative || intent === QueryIntent.Reasoning || intent === QueryIntent.Summarize) points += 1;
+  if (
+    intent === QueryIntent.Comparative ||
+    intent === QueryIntent.Reasoning ||
+    intent === QueryIntent.Summarize
+  )
+    points += 1;
   if (entities.length >= 3) points += 1;
   return points >= 4 ? QueryComplexity.High : points >= 2 ? QueryComplexity.Medium : QueryComplexity.Low;
 }
@@ -226,8 +263,27 @@ const QUESTION_WORDS = new Set(
     ' ',
   ),
 );
-const CONNECTORS = new Set(['of', 'the', 'and', 'de', 'del', 'la', 'las', 'los', 'el', 'von', 'van', 'der', 'di', 'da', 'du', 'al', '&']);
-const CODE_LABELS = 'http|https|error|err|code|status|sku|model|part|iso|rfc|pep|cve|ticket|issue|bug|version|release|no\\.|nr\\.|#';
+const CONNECTORS = new Set([
+  'of',
+  'the',
+  'and',
+  'de',
+  'del',
+  'la',
+  'las',
+  'los',
+  'el',
+  'von',
+  'van',
+  'der',
+  'di',
+  'da',
+  'du',
+  'al',
+  '&',
+]);
+const CODE_LABELS =
+  'http|https|error|err|code|status|sku|model|part|iso|rfc|pep|cve|ticket|issue|bug|version|release|no\\.|nr\\.|#';
 
 /**
  * Entities in order of appearance, without repeats: quoted phrases ("…", “…”, «…», '…', `…`),
@@ -253,7 +309,9 @@ export function extractEntities(query: string): string[] {
     }
   };
   // Quoted phrases (whole quote taken so nothing inside is counted twice).
-  for (const match of query.matchAll(/"([^"\n]{1,200})"|“([^”\n]{1,200})”|«([^»\n]{1,200})»|`([^`\n]{1,200})`|(?<![\p{L}\p{N}])'([^'\n]{2,200})'(?![\p{L}\p{N}])/gu)) {
+  for (const match of query.matchAll(
+    /"([^"\n]{1,200})"|“([^”\n]{1,200})”|«([^»\n]{1,200})»|`([^`\n]{1,200})`|(?<![\p{L}\p{N}])'([^'\n]{2,200})'(?![\p{L}\p{N}])/gu,
+  )) {
     const inner = match.slice(1).find((group) => group !== undefined) ?? '';
     if (!taken(match.index, match.index + match[0].length)) {
       found.push({ start: match.index, end: match.index + match[0].length, text: inner.trim() });
@@ -263,15 +321,20 @@ export function extractEntities(query: string): string[] {
   scan(new RegExp(`${B}\\p{Lu}{2,}\\s?#?\\s?\\d+(?:[-.]\\d+)*${E}`, 'gu'));
   scan(new RegExp(`${B}(?:${CODE_LABELS})\\s?#?\\s?\\d+(?:[-.]\\d+)*${E}`, 'giu'));
   // Mixed letters and digits: ERR-1234, XJ-900, v2.3.1, A1B2-C3, CVE-2021-44228.
-  scan(/(?<![\p{L}\p{N}_])(?=[\p{L}\p{N}._\-/#]*\p{L})(?=[\p{L}\p{N}._\-/#]*\p{N})[\p{L}\p{N}](?:[\p{L}\p{N}._\-/#]*[\p{L}\p{N}])?(?![\p{L}\p{N}_])/gu);
+  scan(
+    /(?<![\p{L}\p{N}_])(?=[\p{L}\p{N}._\-/#]*\p{L})(?=[\p{L}\p{N}._\-/#]*\p{N})[\p{L}\p{N}](?:[\p{L}\p{N}._\-/#]*[\p{L}\p{N}])?(?![\p{L}\p{N}_])/gu,
+  );
   // Numbers (Western and Arabic-Indic digits), with decimals, thousands separators and percent.
-  scan(/(?<![\p{L}\p{N}_.,])[\d\u0660-\u0669\u06f0-\u06f9]+(?:[.,٫٬][\d\u0660-\u0669\u06f0-\u06f9]+)*%?(?![\p{L}\p{N}_])/gu);
+  scan(
+    /(?<![\p{L}\p{N}_.,])[\d\u0660-\u0669\u06f0-\u06f9]+(?:[.,٫٬][\d\u0660-\u0669\u06f0-\u06f9]+)*%?(?![\p{L}\p{N}_])/gu,
+  );
   // Capitalised spans.
   const words = [...query.matchAll(/[\p{L}\p{M}][\p{L}\p{M}\p{N}'’.-]*|&/gu)];
   let span: Array<{ word: string; start: number; end: number }> = [];
   const flush = () => {
     while (span.length > 0 && isFunctionWord((span[0] as { word: string }).word)) span.shift();
-    while (span.length > 0 && CONNECTORS.has((span[span.length - 1] as { word: string }).word.toLowerCase())) span.pop();
+    while (span.length > 0 && CONNECTORS.has((span[span.length - 1] as { word: string }).word.toLowerCase()))
+      span.pop();
     if (span.length > 0) {
       const first = span[0] as { word: string; start: number; end: number };
       const last = span[span.length - 1] as { end: number };
@@ -290,7 +353,8 @@ export function extractEntities(query: string): string[] {
     const joined = /^[ \t]+$/u.test(gap);
     if (!joined) flush();
     if (isCapitalised(word)) span.push({ word, start, end: start + word.length });
-    else if (span.length > 0 && CONNECTORS.has(word.toLowerCase())) span.push({ word, start, end: start + word.length });
+    else if (span.length > 0 && CONNECTORS.has(word.toLowerCase()))
+      span.push({ word, start, end: start + word.length });
     else flush();
   }
   flush();
@@ -340,7 +404,9 @@ export class QueryAnalyzer {
     let source = text;
     if (language === 'es') {
       source = tokenize(text)
-        .filter((token) => !spanishStopWords.has(token.toLowerCase()) && !QUESTION_WORDS.has(token.toLowerCase()))
+        .filter(
+          (token) => !spanishStopWords.has(token.toLowerCase()) && !QUESTION_WORDS.has(token.toLowerCase()),
+        )
         .join(' ');
     }
     return [...new Set(this.#analyzer.analyze(source))];
@@ -373,7 +439,11 @@ export function resolveBudgets(
     const value = given?.[level];
     if (value === undefined) continue;
     if (!Number.isFinite(value) || value <= 0) {
-      throw new InvalidArgumentError({ argument: `budgets.${level}`, value, message: 'must be a positive number' });
+      throw new InvalidArgumentError({
+        argument: `budgets.${level}`,
+        value,
+        message: 'must be a positive number',
+      });
     }
     budgets[level] = value;
   }

@@ -33,7 +33,8 @@ export function readSourceQuality(
 ): SourceQuality {
   for (const field of fields) {
     const value = metadata?.[field];
-    if (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 3) return value as SourceQuality;
+    if (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 3)
+      return value as SourceQuality;
     if (typeof value === 'string') {
       const named = QUALITY_NAMES[value.trim().toLowerCase()];
       if (named !== undefined) return named;
@@ -47,7 +48,10 @@ export function readSourceQuality(
  * `Date.parse`-able) string, a year (1000 to 2999), seconds or milliseconds since the epoch
  * (numbers below 10^11 are taken as seconds). Undefined when there is none.
  */
-export function readDate(metadata: Metadata | undefined, fields: readonly string[] = DEFAULT_DATE_FIELDS): number | undefined {
+export function readDate(
+  metadata: Metadata | undefined,
+  fields: readonly string[] = DEFAULT_DATE_FIELDS,
+): number | undefined {
   for (const field of fields) {
     const value = metadata?.[field];
     if (typeof value === 'number' && Number.isFinite(value)) {

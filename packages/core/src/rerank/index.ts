@@ -1,12 +1,5 @@
-export { countWords, lengthBonus, termOverlap } from './heuristic.js';
-export {
-  boundWords,
-  buildRelevancePrompt,
-  createNonce,
-  type LlmScore,
-  parseRelevanceReply,
-  type RelevancePrompt,
-} from './llm-scorer.js';
+export { lengthBonus, termOverlap } from './heuristic.js';
+export { buildRelevancePrompt, parseRelevanceReply, type RelevancePrompt } from './llm-scorer.js';
 export { maximalMarginalRelevance } from './mmr.js';
 export {
   buildTermSets,
@@ -18,10 +11,12 @@ export {
   findNearDuplicates,
   jaccard,
   type MinHashOptions,
+  type MinHashScheme,
   minHashSignatures,
   type NearDuplicateMethod,
   type NearDuplicateOptions,
   type NearDuplicateResult,
+  onePermutationSignatures,
   removeNearDuplicates,
   type TermSet,
 } from './near-duplicates.js';

@@ -1,6 +1,6 @@
 import { createHash, randomInt } from 'node:crypto';
 import { AbortedError, throwIfAborted } from '../errors/index.js';
-import { LruCache } from '../vector/embedders/lru-cache.js';
+import { LruCache } from '../util/lru-cache.js';
 import type { LanguageModel } from './types.js';
 
 /** Consonants only: a nonce has no digits (so no number is ever read out of it) and spells no word. */
@@ -96,13 +96,17 @@ export function parseRelevanceReply(
   options: { nonce: string; prompt?: string; requireTag?: boolean },
 ): number | undefined {
   let text = reply;
-  if (options.prompt !== undefined && text.startsWith(options.prompt)) text = text.slice(options.prompt.length);
+  if (options.prompt !== undefined && text.startsWith(options.prompt))
+    text = text.slice(options.prompt.length);
   const end = `END PASSAGE ${options.nonce}`;
   const fence = text.lastIndexOf(end);
   if (fence >= 0) text = text.slice(fence + end.length);
   text = text.replace(ARABIC_DIGITS, (digit) => String((digit.codePointAt(0) as number) & 0xf));
   const number = String.raw`(\d+(?:[.,]\d+)?)`;
-  const tagged = new RegExp(String.raw`score-${options.nonce}\s*[:=]?\s*[*_"'\`]*\s*${number}`, 'iu').exec(text);
+  const tagged = new RegExp(
+    String.raw`score-${options.nonce}\s*[:=]?\s*[*_"'\u0060]*\s*${number}`,
+    'iu',
+  ).exec(text);
   let value: string | undefined = tagged?.[1];
   if (value === undefined && options.requireTag === false) {
     value = new RegExp(String.raw`(?<![\p{L}\d.,])${number}`, 'u').exec(text)?.[1];
@@ -157,7 +161,8 @@ export class LlmScorer {
   }
 
   async score(query: string, texts: readonly string[], signal?: AbortSignal): Promise<LlmScore[]> {
-    const language = this.settings.language === 'auto' ? (isMostlyArabic(query) ? 'ar' : 'en') : this.settings.language;
+    const language =
+      this.settings.language === 'auto' ? (isMostlyArabic(query) ? 'ar' : 'en') : this.settings.language;
     const results = new Array<LlmScore>(texts.length);
     let next = 0;
     const worker = async () => {
@@ -179,7 +184,9 @@ export class LlmScorer {
     signal: AbortSignal | undefined,
   ): Promise<LlmScore> {
     const passage = boundWords(text, this.settings.maxChunkWords);
-    const key = createHash('sha256').update(`${language}\u0000${query}\u0000${passage}`, 'utf8').digest('base64');
+    const key = createHash('sha256')
+      .update(`${language}\u0000${query}\u0000${passage}`, 'utf8')
+      .digest('base64');
     const cached = this.#cache.get(key);
     if (cached !== undefined) return { score: cached, status: 'cached' };
 
@@ -205,7 +212,8 @@ export class LlmScorer {
 
   private async call(prompt: string, signal: AbortSignal | undefined): Promise<string> {
     const timeoutMs = this.settings.timeoutMs;
-    if (timeoutMs === undefined) return this.llm.generate(prompt, { maxTokens: this.settings.maxTokens, signal });
+    if (timeoutMs === undefined)
+      return this.llm.generate(prompt, { maxTokens: this.settings.maxTokens, signal });
     const controller = new AbortController();
     const combined = signal ? AbortSignal.any([signal, controller.signal]) : controller.signal;
     let timer: ReturnType<typeof setTimeout> | undefined;

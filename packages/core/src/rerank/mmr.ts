@@ -31,7 +31,8 @@ export function maximalMarginalRelevance(
     const chosen = embeddings[best] as Float32Array;
     for (let i = 0; i < n; i++) {
       if (picked[i]) continue;
-      const similarity = dot(chosen, embeddings[i] as Float32Array) / ((norms[best] as number) * (norms[i] as number));
+      const similarity =
+        dot(chosen, embeddings[i] as Float32Array) / ((norms[best] as number) * (norms[i] as number));
       if (similarity > (redundancy[i] as number)) redundancy[i] = Math.min(1, similarity);
     }
   }

@@ -7,13 +7,24 @@ export type TermSet = Int32Array;
 /** How duplicate pairs are found: every pair, MinHash with LSH, or by candidate count. */
 export type NearDuplicateMethod = 'exact' | 'minhash' | 'auto';
 
+/**
+ * How signatures are computed. 'one-permutation' (default): one hash per term, spread over
+ * bands x rows bins, each bin keeping its minimum, empty bins filled by optimal densification
+ * (Shrivastava, ICML 2017): O(terms + bins) per text. 'k-permutation': the classic scheme, bands
+ * x rows independent hash functions each minimised over every term: O(terms x bins). Both give
+ * bins that agree with probability equal to the Jaccard similarity.
+ */
+export type MinHashScheme = 'one-permutation' | 'k-permutation';
+
 export interface MinHashOptions {
   /** LSH bands (default 20). */
   bands?: number;
-  /** Rows (hash functions) per band (default 6); bands x rows hash functions in all. */
+  /** Rows (signature values) per band (default 6); bands x rows values in all. */
   rows?: number;
   /** Seed of the hash functions (default 0x5eed), so runs are reproducible. */
   seed?: number;
+  /** Default 'one-permutation'. */
+  scheme?: MinHashScheme;
 }
 
 export interface NearDuplicateOptions {
@@ -21,7 +32,7 @@ export interface NearDuplicateOptions {
   threshold?: number;
   /** Default 'auto': exact below `minHashAbove` candidates, MinHash from there on. */
   method?: NearDuplicateMethod;
-  /** Candidate count from which 'auto' uses MinHash (default 300). */
+  /** Candidate count from which 'auto' uses MinHash (default 200). */
   minHashAbove?: number;
   minHash?: MinHashOptions;
   /** Turns texts into terms (default: the shared `defaultAnalyzer`). */
@@ -36,7 +47,7 @@ export interface DuplicatePair {
 }
 
 export const DEFAULT_DUPLICATE_THRESHOLD = 0.85;
-export const DEFAULT_MINHASH_ABOVE = 300;
+export const DEFAULT_MINHASH_ABOVE = 200;
 const DEFAULT_BANDS = 20;
 const DEFAULT_ROWS = 6;
 const DEFAULT_SEED = 0x5eed;
@@ -121,7 +132,10 @@ function similarityAtLeast(a: TermSet, b: TermSet, threshold: number): number {
  * Every pair with Jaccard >= threshold, by exhaustive comparison. Pairs whose sizes alone rule
  * them out (J <= min/max) are skipped without being compared, which gives the same answer.
  */
-export function findDuplicatePairsExact(sets: readonly TermSet[], threshold = DEFAULT_DUPLICATE_THRESHOLD): DuplicatePair[] {
+export function findDuplicatePairsExact(
+  sets: readonly TermSet[],
+  threshold = DEFAULT_DUPLICATE_THRESHOLD,
+): DuplicatePair[] {
   checkThreshold(threshold);
   const order = sets
     .map((set, index) => ({ index, size: set.length }))
@@ -157,7 +171,19 @@ export function findDuplicatePairsMinHash(
   checkThreshold(threshold);
   const bands = positiveInteger(options.bands ?? DEFAULT_BANDS, 'minHash.bands');
   const rows = positiveInteger(options.rows ?? DEFAULT_ROWS, 'minHash.rows');
-  const signatures = minHashSignatures(sets, bands * rows, options.seed ?? DEFAULT_SEED);
+  const scheme = options.scheme ?? 'one-permutation';
+  if (scheme !== 'one-permutation' && scheme !== 'k-permutation') {
+    throw new InvalidArgumentError({
+      argument: 'minHash.scheme',
+      value: scheme,
+      message: "expected 'one-permutation' or 'k-permutation'",
+    });
+  }
+  const seed = options.seed ?? DEFAULT_SEED;
+  const signatures =
+    scheme === 'one-permutation'
+      ? onePermutationSignatures(sets, bands * rows, seed)
+      : minHashSignatures(sets, bands * rows, seed);
   const hashes = bands * rows;
   const n = sets.length;
   const seen = new Set<number>();
@@ -193,7 +219,53 @@ export function findDuplicatePairsMinHash(
   return sortPairs(pairs);
 }
 
-/** MinHash signatures: `count` minima per set, row-major (set i at `i * count`). */
+/**
+ * One-permutation MinHash signatures with optimal densification: `bins` values per set,
+ * row-major. Each term is hashed once; its hash picks a bin and competes for that bin's minimum.
+ * An empty bin copies the value of the first non-empty bin in a probe sequence that depends only
+ * on the bin's index and the seed, so two sets with the same non-empty bins fill alike.
+ */
+export function onePermutationSignatures(
+  sets: readonly TermSet[],
+  bins: number,
+  seed = DEFAULT_SEED,
+): Uint32Array {
+  const signatures = new Uint32Array(sets.length * bins).fill(0xffffffff);
+  const filled = new Uint8Array(bins);
+  const values = new Uint32Array(bins);
+  for (let i = 0; i < sets.length; i++) {
+    const set = sets[i] as TermSet;
+    if (set.length === 0) continue;
+    filled.fill(0);
+    values.fill(0xffffffff);
+    for (let t = 0; t < set.length; t++) {
+      const h = fmix32(((set[t] as number) + 0x9e3779b9) ^ seed) >>> 0;
+      // The high bits choose the bin (a multiply-shift range reduction); the whole hash competes.
+      const bin = Math.floor((h / 4294967296) * bins);
+      filled[bin] = 1;
+      if (h < (values[bin] as number)) values[bin] = h;
+    }
+    const offset = i * bins;
+    for (let bin = 0; bin < bins; bin++) {
+      if (filled[bin]) {
+        signatures[offset + bin] = values[bin] as number;
+        continue;
+      }
+      for (let attempt = 1; ; attempt++) {
+        const probe = Math.floor(
+          ((fmix32(bin * 0x85ebca6b + attempt * 0xc2b2ae35 + seed) >>> 0) / 4294967296) * bins,
+        );
+        if (filled[probe]) {
+          signatures[offset + bin] = values[probe] as number;
+          break;
+        }
+      }
+    }
+  }
+  return signatures;
+}
+
+/** Classic MinHash signatures: `count` independent hash functions, minimised, row-major (set i at `i * count`). */
 export function minHashSignatures(sets: readonly TermSet[], count: number, seed = DEFAULT_SEED): Uint32Array {
   // h_k(x) = (a_k * mix(x) + b_k) mod 2^32 with odd a_k: a bijection of 32-bit values per k.
   const multipliers = new Int32Array(count);

@@ -6,7 +6,12 @@ import type { Embedder } from '../vector/index.js';
 import { countWords, lengthBonus, termOverlap } from './heuristic.js';
 import { type LlmScore, LlmScorer, type LlmScorerSettings } from './llm-scorer.js';
 import { maximalMarginalRelevance } from './mmr.js';
-import { checkThreshold, DEFAULT_DUPLICATE_THRESHOLD, DEFAULT_MINHASH_ABOVE, removeNearDuplicates } from './near-duplicates.js';
+import {
+  checkThreshold,
+  DEFAULT_DUPLICATE_THRESHOLD,
+  DEFAULT_MINHASH_ABOVE,
+  removeNearDuplicates,
+} from './near-duplicates.js';
 import type {
   HeuristicWeights,
   HybridWeights,
@@ -103,20 +108,41 @@ export class Reranker implements RerankHook {
   readonly #llm: LlmScorer | undefined;
   readonly #analyzer: Analyzer;
   readonly #embedder: Embedder | undefined;
-  readonly #stats = { reranks: 0, candidates: 0, duplicatesRemoved: 0, llmCalls: 0, cacheHits: 0, llmFailures: 0 };
+  readonly #stats = {
+    reranks: 0,
+    candidates: 0,
+    duplicatesRemoved: 0,
+    llmCalls: 0,
+    cacheHits: 0,
+    llmFailures: 0,
+  };
 
   constructor(options: RerankerOptions = {}) {
     const mode = options.mode ?? 'heuristic';
     if (!MODES.includes(mode)) {
-      throw new InvalidArgumentError({ argument: 'mode', value: mode, message: "expected 'heuristic', 'llm' or 'hybrid'" });
+      throw new InvalidArgumentError({
+        argument: 'mode',
+        value: mode,
+        message: "expected 'heuristic', 'llm' or 'hybrid'",
+      });
     }
     const llm = options.llm;
     if (llm !== undefined && (llm === null || typeof llm.generate !== 'function')) {
-      throw new InvalidArgumentError({ argument: 'llm', value: llm, message: 'must have a generate(prompt) method' });
+      throw new InvalidArgumentError({
+        argument: 'llm',
+        value: llm,
+        message: 'must have a generate(prompt) method',
+      });
     }
     const idealMinWords = options.idealMinWords ?? 30;
     const idealMaxWords = options.idealMaxWords ?? 300;
-    if (!Number.isFinite(idealMinWords) || idealMinWords < 0 || !Number.isFinite(idealMaxWords) || idealMaxWords < idealMinWords || idealMaxWords <= 0) {
+    if (
+      !Number.isFinite(idealMinWords) ||
+      idealMinWords < 0 ||
+      !Number.isFinite(idealMaxWords) ||
+      idealMaxWords < idealMinWords ||
+      idealMaxWords <= 0
+    ) {
       throw new InvalidArgumentError({
         argument: 'idealMinWords',
         value: [idealMinWords, idealMaxWords],
@@ -130,7 +156,9 @@ export class Reranker implements RerankHook {
       cacheSize: nonNegativeInteger(llmOptions.cacheSize ?? 1000, 'llmOptions.cacheSize'),
       maxTokens: positiveInteger(llmOptions.maxTokens ?? 16, 'llmOptions.maxTokens'),
       timeoutMs:
-        llmOptions.timeoutMs === undefined ? undefined : positiveNumber(llmOptions.timeoutMs, 'llmOptions.timeoutMs'),
+        llmOptions.timeoutMs === undefined
+          ? undefined
+          : positiveNumber(llmOptions.timeoutMs, 'llmOptions.timeoutMs'),
       language: llmOptions.language ?? 'auto',
       requireTag: llmOptions.requireTag ?? true,
     };
@@ -143,19 +171,27 @@ export class Reranker implements RerankHook {
     }
     let deduplicate: RerankerConfig['deduplicate'] = false;
     if (options.deduplicate !== false) {
-      const dedup = typeof options.deduplicate === 'object' && options.deduplicate !== null ? options.deduplicate : {};
+      const dedup =
+        typeof options.deduplicate === 'object' && options.deduplicate !== null ? options.deduplicate : {};
       const threshold = dedup.threshold ?? DEFAULT_DUPLICATE_THRESHOLD;
       checkThreshold(threshold, 'deduplicate.threshold');
       deduplicate = {
         threshold,
-        minHashAbove: positiveInteger(dedup.minHashAbove ?? DEFAULT_MINHASH_ABOVE, 'deduplicate.minHashAbove'),
+        minHashAbove: positiveInteger(
+          dedup.minHashAbove ?? DEFAULT_MINHASH_ABOVE,
+          'deduplicate.minHashAbove',
+        ),
       };
     }
     let mmr: RerankerConfig['mmr'] = false;
     if (options.mmr !== undefined) {
       const lambda = options.mmr.lambda ?? 0.7;
       if (!(lambda >= 0 && lambda <= 1)) {
-        throw new InvalidArgumentError({ argument: 'mmr.lambda', value: lambda, message: 'must be in [0, 1]' });
+        throw new InvalidArgumentError({
+          argument: 'mmr.lambda',
+          value: lambda,
+          message: 'must be in [0, 1]',
+        });
       }
       if (typeof options.mmr.embedder?.embed !== 'function') {
         throw new InvalidArgumentError({ argument: 'mmr.embedder', message: 'MMR needs an embedder' });
@@ -295,13 +331,19 @@ export class Reranker implements RerankHook {
   private score(candidate: Candidate, mode: RerankMode): ScoredChunk {
     const { hit, original, length, diversity, overlap, llm } = candidate;
     const previous = hit.explanation ? `; retrieval: ${hit.explanation.method}` : '';
-    const llmText = llm ? `llm ${llm.score.toFixed(4)}${llm.status === 'failed' || llm.status === 'unparsable' ? ` (${llm.status}, neutral)` : ''}` : '';
+    const llmText = llm
+      ? `llm ${llm.score.toFixed(4)}${llm.status === 'failed' || llm.status === 'unparsable' ? ` (${llm.status}, neutral)` : ''}`
+      : '';
     if (mode === 'llm') {
       const score = llm?.score ?? 0;
       return {
         ...hit,
         score,
-        explanation: { method: 'rerank-llm', description: `${llmText}${previous}`, components: { llm: score } },
+        explanation: {
+          method: 'rerank-llm',
+          description: `${llmText}${previous}`,
+          components: { llm: score },
+        },
       };
     }
     const w = mode === 'hybrid' ? this.config.hybridWeights : this.config.weights;
@@ -320,7 +362,11 @@ export class Reranker implements RerankHook {
       description += ` + ${llmWeight} x ${llmText}`;
     }
     const score = Object.values(components).reduce((sum, value) => sum + value, 0);
-    return { ...hit, score, explanation: { method: `rerank-${mode}`, description: `${description}${previous}`, components } };
+    return {
+      ...hit,
+      score,
+      explanation: { method: `rerank-${mode}`, description: `${description}${previous}`, components },
+    };
   }
 
   private async applyMmr(
@@ -336,7 +382,8 @@ export class Reranker implements RerankHook {
         ordered.map((hit) => hit.chunk.text),
         { signal },
       );
-      if (embeddings.length !== ordered.length) throw new Error(`got ${embeddings.length} embeddings for ${ordered.length} texts`);
+      if (embeddings.length !== ordered.length)
+        throw new Error(`got ${embeddings.length} embeddings for ${ordered.length} texts`);
     } catch (error) {
       throwIfAborted(signal);
       warnings.push({
@@ -391,7 +438,11 @@ function llmWarnings(scored: readonly Candidate[]): Warning[] {
   return warnings;
 }
 
-function readWeights<T extends object>(given: Partial<T> | undefined, defaults: Readonly<T>, argument: string): T {
+function readWeights<T extends object>(
+  given: Partial<T> | undefined,
+  defaults: Readonly<T>,
+  argument: string,
+): T {
   const weights = { ...defaults } as Record<string, number>;
   for (const [key, value] of Object.entries(given ?? {})) {
     if (!(key in defaults)) {
@@ -403,7 +454,11 @@ function readWeights<T extends object>(given: Partial<T> | undefined, defaults: 
     }
     if (value === undefined) continue;
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-      throw new InvalidArgumentError({ argument: `${argument}.${key}`, value, message: 'must be a finite number >= 0' });
+      throw new InvalidArgumentError({
+        argument: `${argument}.${key}`,
+        value,
+        message: 'must be a finite number >= 0',
+      });
     }
     weights[key] = value;
   }

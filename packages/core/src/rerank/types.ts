@@ -50,7 +50,7 @@ export interface LlmScoringOptions {
 export interface RerankDeduplicateOptions {
   /** Jaccard threshold on analysed word sets (default 0.85). */
   threshold?: number;
-  /** Candidate count from which MinHash with LSH replaces the pairwise comparison (default 300). */
+  /** Candidate count from which MinHash with LSH replaces the pairwise comparison (default 200). */
   minHashAbove?: number;
 }
 

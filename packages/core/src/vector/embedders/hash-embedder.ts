@@ -3,7 +3,7 @@ import { type Analyzer, defaultAnalyzer, normalizeArabic, tokenize } from '../..
 import type { Embedder } from '../embedder.js';
 import { FeatureCounter } from './feature-counter.js';
 import { finish, hashRange, hashStart, hashString, hashUnit } from './hash.js';
-import { LruCache } from './lru-cache.js';
+import { LruCache } from '../../util/lru-cache.js';
 
 /** How much each kind of feature weighs in the vector (each kind is normalised first). */
 export interface HashEmbedderWeights {

@@ -1,4 +1,4 @@
-import { InvalidArgumentError } from '../../errors/index.js';
+import { InvalidArgumentError } from '../errors/index.js';
 
 /**
  * A bounded least-recently-used cache. A `Map` keeps insertion order, so re-inserting a key on
