@@ -1,6 +1,6 @@
 import { throwIfAborted, ZerdaError } from '../../errors/index.js';
-import type { Embedder } from '../embedder.js';
 import { LruCache } from '../../util/lru-cache.js';
+import type { Embedder } from '../embedder.js';
 
 export interface CachedEmbedderOptions {
   /** Most query embeddings kept (default 1000); the least recently used go first. 0 caches nothing. */

@@ -1,9 +1,9 @@
 import { InvalidArgumentError, throwIfAborted } from '../../errors/index.js';
 import { type Analyzer, defaultAnalyzer, normalizeArabic, tokenize } from '../../text/index.js';
+import { LruCache } from '../../util/lru-cache.js';
 import type { Embedder } from '../embedder.js';
 import { FeatureCounter } from './feature-counter.js';
 import { finish, hashRange, hashStart, hashString, hashUnit } from './hash.js';
-import { LruCache } from '../../util/lru-cache.js';
 
 /** How much each kind of feature weighs in the vector (each kind is normalised first). */
 export interface HashEmbedderWeights {
