@@ -11,6 +11,14 @@ if ! command -v pnpm >/dev/null 2>&1 || [ "$(pnpm --version)" != "$PNPM_VERSION"
 fi
 
 pnpm install --frozen-lockfile
+# The CLI's HTML report test renders the report in a real headless Chromium (Debian's package).
+if ! command -v chromium >/dev/null 2>&1; then
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  $SUDO apt-get update
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends chromium
+fi
+bash scripts/setup-faiss.sh
 pnpm lint
 pnpm typecheck
 pnpm test

@@ -1,7 +1,9 @@
 import type { BenchSuite } from '../report.js';
+import { faissSuite } from './faiss.js';
 import { hybridSuite } from './hybrid.js';
 import { keywordSuite } from './keyword.js';
+import { rerankSuite } from './rerank.js';
 import { vectorSuite } from './vector.js';
 
 /** Every suite `pnpm bench` runs, in order. */
-export const suites: BenchSuite[] = [keywordSuite, vectorSuite, hybridSuite];
+export const suites: BenchSuite[] = [keywordSuite, vectorSuite, hybridSuite, faissSuite, rerankSuite];

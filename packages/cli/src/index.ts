@@ -1,3 +1,21 @@
+export { type AnalyzerName, isAnalyzerName, namedAnalyzers } from './analyzers.js';
+export {
+  type BenchChart,
+  type BenchReportLike,
+  type BenchRowLike,
+  benchCharts,
+  checkBenchReport,
+} from './charts/bench-charts.js';
+export {
+  type BarChartOptions,
+  type BarSeries,
+  barChart,
+  escapeXml,
+  type LineChartOptions,
+  type LineSeries,
+  lineChart,
+  PALETTE,
+} from './charts/svg.js';
 export {
   type BuiltVectorRetriever,
   buildKeywordRetriever,
@@ -7,6 +25,14 @@ export {
   type VectorSettings,
   type VectorSource,
 } from './collection.js';
+export {
+  benchCommand,
+  benchHelp,
+  type DrawBenchOptions,
+  type DrawnCharts,
+  drawBenchCharts,
+  findBenchRoot,
+} from './commands/bench.js';
 export {
   DEMO_DIMENSION,
   type DemoOptions,
@@ -19,11 +45,13 @@ export {
   runDemo,
 } from './commands/demo.js';
 export {
+  type DetailedEvaluation,
   EVAL_DEFAULTS,
   type EvalAnalyzerName,
   type EvalMode,
   type EvalOptions,
   type EvalReport,
+  type EvalRunContext,
   type EvalSettings,
   evalAnalyzers,
   evalCommand,
@@ -31,9 +59,12 @@ export {
   evalHelp,
   evalModes,
   formatEvalReport,
+  type PerQueryMetrics,
   runEval,
+  runEvalDetailed,
   type ScoreRunOptions,
   scoreRun,
+  scoreRunDetailed,
 } from './commands/eval.js';
 export {
   type FusedRunEntry,
@@ -49,8 +80,52 @@ export {
   rankRun,
   runFuse,
 } from './commands/fuse.js';
+export {
+  chunkDocuments,
+  formatIndexSummary,
+  INDEX_DEFAULTS,
+  type IndexEvent,
+  type IndexOptions,
+  type IndexSummary,
+  indexCommand,
+  indexHelp,
+  knownEmbedders,
+  runIndex,
+} from './commands/index-store.js';
+export {
+  type BranchExplanation,
+  type FormatSearchOptions,
+  formatSearchReport,
+  readFilterOption,
+  runSearch,
+  type SearchHitReport,
+  type SearchOptions,
+  type SearchReport,
+  searchCommand,
+  searchFusions,
+  searchHelp,
+} from './commands/search.js';
+export { type ChunkingOptions, checkChunking, splitIntoChunks, type TextChunk } from './ingest/chunker.js';
+export {
+  listSources,
+  parseDocumentLine,
+  readSourceFile,
+  type SourceDocument,
+  type SourceFile,
+  type SourceListing,
+  type SourceProblem,
+  SUPPORTED_EXTENSIONS,
+} from './ingest/sources.js';
 export { type CliIo, ExitCode, UsageError } from './io.js';
+export {
+  describeJsonProblem,
+  findJsonSyntaxError,
+  type JsonSyntaxProblem,
+  parseJsonAt,
+} from './json-position.js';
 export { commands, main, mainHelp } from './main.js';
+export { bar, formatDuration, ProgressBar } from './progress.js';
+export { type EvalReportPage, type ReportSeries, renderEvalReport } from './report/eval-report.js';
 export {
   type DemoQuery,
   demoQueries,
@@ -58,3 +133,24 @@ export {
   samplePassages,
   sampleQueries,
 } from './sample/passages.js';
+export { type HighlightStyle, makeSnippet, queryMatcher, type Snippet } from './snippet.js';
+export {
+  type BackendAdapter,
+  type BackendContext,
+  type BackendName,
+  type BackendOptions,
+  BackendUnavailableError,
+  backendAdapter,
+  knownBackends,
+} from './store/backends.js';
+export {
+  type SearchMode,
+  STORE_FORMAT,
+  STORE_FORMAT_VERSION,
+  STORE_MANIFEST,
+  StoreError,
+  type StoreManifest,
+  type StoreSettings,
+  searchModes,
+  ZerdaStore,
+} from './store/store.js';

@@ -1,7 +1,10 @@
 import { ZerdaError } from '@zerda/core';
+import { benchCommand } from './commands/bench.js';
 import { demoCommand } from './commands/demo.js';
 import { evalCommand } from './commands/eval.js';
 import { fuseCommand } from './commands/fuse.js';
+import { indexCommand } from './commands/index-store.js';
+import { searchCommand } from './commands/search.js';
 import { type CliIo, ExitCode, processIo, UsageError } from './io.js';
 
 interface Command {
@@ -11,6 +14,14 @@ interface Command {
 
 /** Every `zerda` sub-command. */
 export const commands: Record<string, Command> = {
+  index: {
+    summary: 'read .txt, .md and .jsonl files into a store: chunks, vectors and a BM25 index',
+    run: indexCommand,
+  },
+  search: {
+    summary: 'search a store: hybrid, keyword or vector, with filters and explanations',
+    run: searchCommand,
+  },
   demo: {
     summary: 'index a bundled corpus; compare keyword, vector and hybrid results',
     run: demoCommand,
@@ -22,6 +33,10 @@ export const commands: Record<string, Command> = {
   fuse: {
     summary: 'fuse two TREC run files (RRF or min-max) into a TREC run file',
     run: fuseCommand,
+  },
+  bench: {
+    summary: 'run the benchmark suite and draw latency and throughput charts (SVG)',
+    run: benchCommand,
   },
 };
 
@@ -35,13 +50,18 @@ ${Object.entries(commands)
 Run 'zerda <command> --help' for a command's options.
 
 Exit codes: 0 success; 1 the command failed (a missing folder or file, a malformed line);
-2 it was called wrongly (unknown command or flag, bad value).
+2 it was called wrongly (unknown command or flag, bad value); 3 (index) done, but some files
+or lines could not be read, each named; 130 interrupted by Ctrl-C (index keeps whole batches).
 
 Examples:
+  pnpm zerda index ../shared/data/cranfield/corpus.jsonl --store /tmp/cranfield
+  pnpm zerda search "boundary layer heat transfer" --store /tmp/cranfield --explain
   pnpm zerda demo
   pnpm zerda eval ../shared/data/cisi --k1 1.2 --b 0.75
   pnpm zerda eval ../shared/data/cisi --mode hybrid --fusion rrf --json
+  pnpm zerda eval ../shared/data/cranfield --report cranfield.html
   pnpm zerda fuse bm25.run vector.run --method rrf --out fused.run
+  pnpm zerda bench --from bench/results/latest.json
 `;
 
 /**

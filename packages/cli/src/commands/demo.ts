@@ -5,16 +5,15 @@ import {
   HybridRetriever,
   InMemoryVectorStore,
   KeywordRetriever,
-  parseFilter,
   type ScoredChunk,
   type SearchResult,
   VectorRetriever,
-  ZerdaError,
 } from '@zerda/core';
 import { parseCommandArgs, readNumber } from '../args.js';
 import { type CliIo, UsageError } from '../io.js';
 import { type DemoQuery, demoQueries, samplePassages } from '../sample/passages.js';
 import { type ConversationTurnReport, formatConversation, runConversationDemo } from './demo-conversation.js';
+import { readFilterOption } from './search.js';
 
 /** The hash embedder's dimension in the demo. */
 export const DEMO_DIMENSION = 256;
@@ -207,7 +206,7 @@ export async function demoCommand(argv: string[], io: CliIo): Promise<number> {
   let filter: FilterInput | undefined;
   if (values.filter !== undefined) {
     if (positionals.length === 0) throw new UsageError('--filter applies to the queries given', demoHelp);
-    filter = readFilter(values.filter);
+    filter = readFilterOption(values.filter, demoHelp);
   }
   const report = await runDemo({
     queries:
@@ -219,25 +218,6 @@ export async function demoCommand(argv: string[], io: CliIo): Promise<number> {
   });
   io.stdout(values.json ? `${JSON.stringify(report, null, 2)}\n` : formatDemoReport(report));
   return 0;
-}
-
-function readFilter(text: string): FilterInput {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new UsageError(
-      `--filter is not valid JSON (${error instanceof Error ? error.message : String(error)})`,
-      demoHelp,
-    );
-  }
-  try {
-    parseFilter(value as FilterInput);
-  } catch (error) {
-    if (ZerdaError.isInstance(error)) throw new UsageError(`--filter: ${error.message}`, demoHelp);
-    throw error;
-  }
-  return value as FilterInput;
 }
 
 function truncate(text: string, length: number): string {

@@ -1,19 +1,21 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { basename, dirname, resolve } from 'node:path';
 import {
   type Analyzer,
   type BaseRetriever,
   type BeirDataset,
+  DatasetError,
   DEFAULT_METRICS,
-  defaultAnalyzer,
   evaluateRun,
   type HybridFusionMethod,
   HybridRetriever,
   loadBeirFolder,
-  luceneEnglishAnalyzer,
   type Run,
   readTrecRun,
   type SearchResult,
   ZerdaError,
 } from '@zerda/core';
+import { namedAnalyzers } from '../analyzers.js';
 import { parseCommandArgs, percentile, readNumber } from '../args.js';
 import {
   buildKeywordRetriever,
@@ -24,15 +26,12 @@ import {
   writeRunFile,
 } from '../collection.js';
 import { type CliIo, UsageError } from '../io.js';
+import { ProgressBar } from '../progress.js';
+import { renderEvalReport } from '../report/eval-report.js';
 import { readWeights } from './fuse.js';
 
 /** The analysers `zerda eval --analyzer` knows by name. */
-export const evalAnalyzers = {
-  /** Lucene's English analysis: 33 stop words, possessive removal, Porter stemming. */
-  'lucene-english': () => luceneEnglishAnalyzer,
-  /** Zerda's default analyser. */
-  default: () => defaultAnalyzer,
-} as const satisfies Record<string, () => Analyzer>;
+export const evalAnalyzers = namedAnalyzers;
 
 export type EvalAnalyzerName = keyof typeof evalAnalyzers;
 
@@ -145,12 +144,38 @@ export interface EvalReport {
   warnings: string[];
 }
 
+/** Each evaluated query's nDCG@10, Recall@100 and MRR@10, by query id. */
+export type PerQueryMetrics = Map<string, Record<string, number>>;
+
+/** An evaluation with each query's metrics (for the HTML report). */
+export interface DetailedEvaluation {
+  report: EvalReport;
+  perQuery: PerQueryMetrics;
+  dataset: BeirDataset;
+}
+
+/** What `runEvalDetailed` and `scoreRunDetailed` take beyond the options. */
+export interface EvalRunContext {
+  /** A collection loaded already (to evaluate several modes on one load). */
+  dataset?: BeirDataset;
+  /** Called after each query is run. */
+  onQuery?: (done: number, total: number) => void;
+}
+
 /**
  * Evaluates Zerda on a BEIR-layout folder: BM25 (title and text as one field), vector search
  * (hash embeddings or the user's own) or both fused by the HybridRetriever; runs every judged
  * query and scores the run as trec_eval does (nDCG@10, Recall@100, MRR@10).
  */
 export async function runEval(options: EvalOptions): Promise<EvalReport> {
+  return (await runEvalDetailed(options)).report;
+}
+
+/** `runEval`, with each query's metrics and the collection loaded. */
+export async function runEvalDetailed(
+  options: EvalOptions,
+  context: EvalRunContext = {},
+): Promise<DetailedEvaluation> {
   const mode = options.mode ?? EVAL_DEFAULTS.mode;
   if (!evalModes.includes(mode)) throw new UsageError(`unknown mode '${mode}'`);
   const k1 = options.k1 ?? EVAL_DEFAULTS.k1;
@@ -161,10 +186,12 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
   const analyzerName = typeof analyzerOption === 'string' ? analyzerOption : analyzerOption.name;
 
   const loadStarted = performance.now();
-  const dataset = await loadBeirFolder(options.folder, {
-    split: options.split,
-    qrelsPath: options.qrelsPath,
-  });
+  const dataset =
+    context.dataset ??
+    (await loadBeirFolder(options.folder, {
+      split: options.split,
+      qrelsPath: options.qrelsPath,
+    }));
   const loadTimeMs = performance.now() - loadStarted;
   const warnings = [...dataset.warnings];
 
@@ -207,6 +234,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
   const latencies: number[] = [];
   const notes = new Map<string, string[]>();
   for (const query of dataset.judgedQueries) {
+    context.onQuery?.(run.size, dataset.judgedQueries.length);
     const started = performance.now();
     const { result, error } = await retrieveSafely(retriever, query.text, depth);
     latencies.push(performance.now() - started);
@@ -243,7 +271,7 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
     runFile = options.writeRunPath;
   }
   const mean = latencies.reduce((sum, value) => sum + value, 0) / Math.max(1, latencies.length);
-  return {
+  const report: EvalReport = {
     ...describeDataset(dataset),
     mode,
     ...(fusion === undefined ? {} : { fusion }),
@@ -261,6 +289,8 @@ export async function runEval(options: EvalOptions): Promise<EvalReport> {
     ...(runFile === undefined ? {} : { runFile }),
     warnings,
   };
+  context.onQuery?.(run.size, dataset.judgedQueries.length);
+  return { report, perQuery: evaluation.perQuery, dataset };
 }
 
 export interface ScoreRunOptions {
@@ -278,11 +308,21 @@ export interface ScoreRunOptions {
  * scores 0).
  */
 export async function scoreRun(options: ScoreRunOptions): Promise<EvalReport> {
+  return (await scoreRunDetailed(options)).report;
+}
+
+/** `scoreRun`, with each query's metrics and the collection loaded. */
+export async function scoreRunDetailed(
+  options: ScoreRunOptions,
+  context: EvalRunContext = {},
+): Promise<DetailedEvaluation> {
   const loadStarted = performance.now();
-  const dataset = await loadBeirFolder(options.folder, {
-    split: options.split,
-    qrelsPath: options.qrelsPath,
-  });
+  const dataset =
+    context.dataset ??
+    (await loadBeirFolder(options.folder, {
+      split: options.split,
+      qrelsPath: options.qrelsPath,
+    }));
   const run = await readTrecRun(options.runPath);
   const loadTimeMs = performance.now() - loadStarted;
   const warnings = [...dataset.warnings];
@@ -306,7 +346,7 @@ export async function scoreRun(options: ScoreRunOptions): Promise<EvalReport> {
   for (const entries of run.values())
     for (const entry of entries) if (!documentIds.has(entry.docId)) unknown++;
   if (unknown > 0) warnings.push(`${unknown} line(s) of the run name documents that are not in corpus.jsonl`);
-  return {
+  const report: EvalReport = {
     ...describeDataset(dataset),
     mode: 'run',
     'ndcg@10': evaluation.metrics['ndcg@10'] ?? 0,
@@ -316,6 +356,7 @@ export async function scoreRun(options: ScoreRunOptions): Promise<EvalReport> {
     settings: { run: options.runPath },
     warnings,
   };
+  return { report, perQuery: evaluation.perQuery, dataset };
 }
 
 function describeDataset(dataset: BeirDataset) {
@@ -434,7 +475,11 @@ Options:
   --qrels <file>           read the judgments from this file instead
   --write-run <file>       also write Zerda's run as a TREC run file (qid Q0 docid rank score tag)
   --run <file>             score this TREC run file instead of retrieving (no other options
-                           but --split, --qrels and --json)
+                           but --split, --qrels, --report and --json)
+  --report <file.html>     also write a self-contained HTML report (no external request): the
+                           metrics table and charts of keyword vs vector vs hybrid (all three
+                           are run, with the options given) and of per-query nDCG@10; with --run,
+                           of that run
   --json                   print a JSON object (with the mode, fusion and settings) instead of
                            a table
   -h, --help               show this help
@@ -453,6 +498,7 @@ Examples:
   pnpm zerda eval ../shared/data/cisi --mode hybrid --embeddings docs.jsonl --query-embeddings queries.jsonl
   pnpm zerda eval ../shared/data/cisi --mode hybrid --write-run hybrid.run
   pnpm zerda eval ../shared/data/cisi --run hybrid.run --json
+  pnpm zerda eval ../shared/data/cranfield --report cranfield.html
 `;
 
 /** `zerda eval` from command-line arguments; returns the exit code. */
@@ -476,6 +522,7 @@ export async function evalCommand(argv: string[], io: CliIo): Promise<number> {
       qrels: { type: 'string' },
       'write-run': { type: 'string' },
       run: { type: 'string' },
+      report: { type: 'string' },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -520,7 +567,18 @@ export async function evalCommand(argv: string[], io: CliIo): Promise<number> {
         evalHelp,
       );
     }
-    print(await scoreRun({ folder, runPath: values.run, split: values.split, qrelsPath: values.qrels }));
+    const bar = new ProgressBar(io);
+    const scored = await scoreRunDetailed({
+      folder,
+      runPath: values.run,
+      split: values.split,
+      qrelsPath: values.qrels,
+    });
+    print(scored.report);
+    if (values.report !== undefined) {
+      await writeEvalReport(values.report, [{ ...scored, name: basename(values.run) }], scored.dataset, argv);
+      bar.log(`report written to ${values.report}`);
+    }
     return 0;
   }
 
@@ -546,9 +604,12 @@ export async function evalCommand(argv: string[], io: CliIo): Promise<number> {
       }
     }
   };
-  only(['k1', 'b'], ['keyword', 'hybrid']);
-  only(['embeddings', 'query-embeddings', 'dimension'], ['vector', 'hybrid']);
-  only(['fusion', 'branch-k', 'rrf-k', 'weights'], ['hybrid']);
+  // With --report every mode runs, so every mode's flags apply.
+  if (values.report === undefined) {
+    only(['k1', 'b'], ['keyword', 'hybrid']);
+    only(['embeddings', 'query-embeddings', 'dimension'], ['vector', 'hybrid']);
+    only(['fusion', 'branch-k', 'rrf-k', 'weights'], ['hybrid']);
+  }
   if (values['query-embeddings'] !== undefined && values.embeddings === undefined) {
     throw new UsageError('--query-embeddings needs --embeddings (the document vectors)', evalHelp);
   }
@@ -570,7 +631,7 @@ export async function evalCommand(argv: string[], io: CliIo): Promise<number> {
     );
   }
   const weights = readWeights(values.weights, 2, 'branch: keyword,vector', evalHelp);
-  const report = await runEval({
+  const options: EvalOptions = {
     folder,
     mode: mode as EvalMode,
     k1: readNumber(values.k1, 'k1', evalHelp, { min: 0 }),
@@ -591,9 +652,73 @@ export async function evalCommand(argv: string[], io: CliIo): Promise<number> {
     split: values.split,
     qrelsPath: values.qrels,
     writeRunPath: values['write-run'],
-  });
-  print(report);
+  };
+  const bar = new ProgressBar(io);
+  const onQuery = (label: string) => (done: number, total: number) =>
+    bar.update(
+      `evaluating ${label}`,
+      total > 0 ? done / total : undefined,
+      `${done}/${total} queries`,
+      done === total,
+    );
+  let detailed: DetailedEvaluation;
+  try {
+    detailed = await runEvalDetailed(options, { onQuery: onQuery(mode) });
+  } finally {
+    bar.clear();
+  }
+  print(detailed.report);
+  if (values.report !== undefined) {
+    // The report compares the three modes: run the two not run yet on the same collection.
+    const results = new Map<EvalMode, DetailedEvaluation>([[mode as EvalMode, detailed]]);
+    try {
+      for (const other of evalModes) {
+        if (results.has(other)) continue;
+        const { writeRunPath: _, ...rest } = options;
+        results.set(
+          other,
+          await runEvalDetailed(
+            { ...rest, mode: other },
+            { dataset: detailed.dataset, onQuery: onQuery(other) },
+          ),
+        );
+      }
+    } finally {
+      bar.clear();
+    }
+    await writeEvalReport(
+      values.report,
+      evalModes.map((m) => ({ ...(results.get(m) as DetailedEvaluation), name: m })),
+      detailed.dataset,
+      argv,
+    );
+    bar.log(`report written to ${values.report}`);
+  }
   return 0;
+}
+
+/** Writes the HTML report of evaluations; a file that cannot be written is a DatasetError naming it. */
+async function writeEvalReport(
+  path: string,
+  series: ReadonlyArray<DetailedEvaluation & { name: string }>,
+  dataset: BeirDataset,
+  argv: readonly string[],
+): Promise<void> {
+  const page = renderEvalReport({
+    series: series.map(({ name, report, perQuery }) => ({ name, report, perQuery })),
+    queries: new Map(dataset.queries.map((query) => [query.id, query.text])),
+    command: `zerda eval ${argv.join(' ')}`,
+  });
+  try {
+    await mkdir(dirname(resolve(path)), { recursive: true });
+    await writeFile(path, page);
+  } catch (error) {
+    const reason =
+      error instanceof Error && 'code' in error && typeof error.code === 'string'
+        ? error.code
+        : String(error);
+    throw new DatasetError({ path, message: `the report cannot be written (${reason})`, cause: error });
+  }
 }
 
 function round(value: number, digits: number): number {

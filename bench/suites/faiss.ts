@@ -1,0 +1,331 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Chunk, InMemoryVectorStore } from '@zerda/core';
+import { collectGarbage, formatBytes, meanOverlap, percentile } from '../lib/measure.js';
+import type { BenchRow, BenchSuite, BenchSuiteOptions } from '../report.js';
+
+/*
+ * FAISS (faiss-node, through @zerda/faiss) beside Zerda's in-memory store: top-10 cosine search
+ * over clustered 384-dimensional unit vectors (the generator of suites/vector.ts), with a flat
+ * (exact) index and an HNSW index (M 32, efConstruction 40) searched at efSearch 64, 128 and 256.
+ * Recall@10 is measured against the in-memory store's exact scan.
+ *
+ * Memory: FAISS allocates its index in C++, which Node's heap and external counters do not see,
+ * so a FAISS row counts the sidecar (heap + external after a full collection) plus the size of
+ * the index as FAISS serialises it (its vectors and, for HNSW, its graph: what it holds in
+ * memory). Build time includes the copy of every vector into the plain JavaScript arrays that
+ * faiss-node takes. Queries are timed interleaved across the systems, as in suites/vector.ts.
+ *
+ * Needs faiss-node built (bash scripts/setup-faiss.sh); without it the suite says so and skips.
+ */
+
+const DIMENSION = 384;
+const TOP_K = 10;
+const QUERY_BUDGET_MS = 30_000;
+const MIN_QUERIES = 20;
+const REFERENCE = 'zerda exact';
+
+// Imported lazily (and by path: the bench does not depend on @zerda/faiss), so that the other
+// suites run on a machine without a faiss-node build.
+type FaissPackage = typeof import('@zerda/faiss');
+
+interface VectorData {
+  vectors: Float32Array;
+  queries: Float32Array[];
+  ids: string[];
+}
+
+interface Built {
+  search(query: Float32Array): Promise<string[]>;
+  /** Bytes held outside what Node counts (FAISS's own allocations); measured after the build time. */
+  nativeBytes?: () => Promise<number>;
+  /** Work for later systems, done after the build time (for example saving an index to load). */
+  after?: () => Promise<void>;
+  /** Anything to say about the build (for example how long saving or loading took). */
+  detail?: string;
+}
+
+interface System {
+  name: string;
+  notes: string;
+  build(data: VectorData, faiss: FaissPackage, shared: Map<string, unknown>): Promise<Built>;
+}
+
+function chunksOf(ids: string[]): Chunk[] {
+  return ids.map((id) => ({ id, text: '' }));
+}
+
+function embeddingsOf({ vectors, ids }: VectorData): Float32Array[] {
+  return ids.map((_, row) => vectors.subarray(row * DIMENSION, (row + 1) * DIMENSION));
+}
+
+function faissSearch(store: InstanceType<FaissPackage['FaissStore']>) {
+  return async (query: Float32Array) => {
+    const { hits } = await store.search(query, { topK: TOP_K });
+    return hits.map((hit) => hit.chunk.id);
+  };
+}
+
+/** Bytes of the FAISS index as serialised: what FAISS holds in memory for it. */
+async function indexBytes(store: InstanceType<FaissPackage['FaissStore']>): Promise<number> {
+  const directory = await mkdtemp(join(tmpdir(), 'zerda-bench-faiss-'));
+  try {
+    await store.save(directory);
+    const { readdir, stat } = await import('node:fs/promises');
+    const file = (await readdir(directory)).find((name) => name.endsWith('.index'))!;
+    return (await stat(join(directory, file))).size;
+  } finally {
+    await rm(directory, { recursive: true, force: true });
+  }
+}
+
+const systems: System[] = [
+  {
+    name: 'zerda exact',
+    notes: 'InMemoryVectorStore, cosine, WebAssembly SIMD scan (one thread); the recall reference',
+    async build(data) {
+      const store = new InMemoryVectorStore({ metric: 'cosine', kernel: 'wasm' });
+      await store.add(chunksOf(data.ids), { embeddings: embeddingsOf(data) });
+      return {
+        async search(query) {
+          return (await store.search(query, { topK: TOP_K })).hits.map((hit) => hit.chunk.id);
+        },
+      };
+    },
+  },
+  {
+    name: 'faiss flat',
+    notes:
+      'FaissStore indexType flat: FAISS IndexFlatIP on unit vectors (exact), faiss-node 0.5.1 on Debian FAISS 1.7.3 + OpenBLAS',
+    async build(data, faiss) {
+      const store = faiss.createFaissStore({ indexType: 'flat', metric: 'cosine' });
+      await store.add(chunksOf(data.ids), { embeddings: embeddingsOf(data) });
+      return { search: faissSearch(store), nativeBytes: () => indexBytes(store) };
+    },
+  },
+  {
+    name: 'faiss hnsw ef64',
+    notes:
+      'FaissStore indexType hnsw: FAISS IndexHNSWFlat (HNSW32, efConstruction 40), efSearch 64, inner product',
+    async build(data, faiss, shared) {
+      const store = faiss.createFaissStore({
+        indexType: 'hnsw',
+        metric: 'cosine',
+        hnsw: { m: 32, efConstruction: 40, efSearch: 64 },
+      });
+      await store.add(chunksOf(data.ids), { embeddings: embeddingsOf(data) });
+      return {
+        search: faissSearch(store),
+        nativeBytes: () => indexBytes(store),
+        // Saved for the next system, which loads it with another efSearch.
+        async after() {
+          const directory = await mkdtemp(join(tmpdir(), 'zerda-bench-faiss-'));
+          const saveStarted = performance.now();
+          await store.save(directory);
+          shared.set('hnsw', { directory, saveMs: performance.now() - saveStarted });
+        },
+      };
+    },
+  },
+  loadedHnsw(128),
+  loadedHnsw(256),
+];
+
+/** The HNSW index of 'faiss hnsw ef64', loaded from its save with another efSearch (build time = load time). */
+function loadedHnsw(efSearch: number): System {
+  return {
+    name: `faiss hnsw ef${efSearch}`,
+    notes: `the same HNSW index loaded from its save with efSearch ${efSearch} (build = load time)`,
+    async build(_data, faiss, shared) {
+      const saved = shared.get('hnsw') as { directory: string; saveMs: number } | undefined;
+      if (saved === undefined) throw new Error("needs 'faiss hnsw ef64' to run first");
+      const store = await faiss.FaissStore.load(saved.directory, { hnsw: { efSearch } });
+      return {
+        search: faissSearch(store),
+        nativeBytes: () => indexBytes(store),
+        detail: `save took ${Math.round(saved.saveMs)} ms`,
+      };
+    },
+  };
+}
+
+interface Contender {
+  system: System;
+  built: Built;
+  buildMs: number;
+  memoryBytes: number;
+  latencies: number[];
+  results: string[][];
+}
+
+async function run({ sizes, queries: queryCount, skip, log }: BenchSuiteOptions): Promise<BenchRow[]> {
+  // FAISS's OpenMP threads spin-wait after each call by default; on a busy machine they starve
+  // Node's main thread between queries (an HNSW query measured 24 ms at p50 instead of 0.34 ms).
+  // Set before faiss-node loads libgomp, unless the environment chose otherwise; see the README.
+  process.env.OMP_WAIT_POLICY ??= 'PASSIVE';
+  const ompNote = `OMP_WAIT_POLICY=${process.env.OMP_WAIT_POLICY}`;
+  let faiss: FaissPackage;
+  try {
+    faiss = await import('@zerda/faiss');
+    await faiss.loadFaissModule();
+  } catch (error) {
+    log(
+      `faiss: skipped, faiss-node is not usable here: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    return [];
+  }
+  const rows: BenchRow[] = [];
+  for (const size of sizes) {
+    const started = performance.now();
+    const data = clusteredVectors(size, queryCount, 1);
+    log(
+      `faiss: ${size} x ${DIMENSION} clustered vectors generated in ${Math.round(performance.now() - started)} ms`,
+    );
+    const shared = new Map<string, unknown>();
+    const contenders: Contender[] = [];
+    for (const system of systems) {
+      if (skip.includes(system.name)) continue;
+      const before = await settledBytes();
+      const buildStarted = performance.now();
+      let built: Built;
+      try {
+        built = await system.build(data, faiss, shared);
+      } catch (error) {
+        log(
+          `faiss: ${system.name} @ ${size}: not run (${error instanceof Error ? error.message : String(error)})`,
+        );
+        continue;
+      }
+      const buildMs = performance.now() - buildStarted;
+      const memoryBytes = Math.max(0, (await settledBytes()) - before) + ((await built.nativeBytes?.()) ?? 0);
+      await built.after?.();
+      contenders.push({ system, built, buildMs, memoryBytes, latencies: [], results: [] });
+      log(`faiss: ${system.name} @ ${size}: built in ${Math.round(buildMs)} ms, ${formatBytes(memoryBytes)}`);
+    }
+    const saved = shared.get('hnsw') as { directory: string } | undefined;
+    if (saved !== undefined) await rm(saved.directory, { recursive: true, force: true });
+    await timeInterleaved(contenders, data.queries);
+    const reference = contenders.find((contender) => contender.system.name === REFERENCE)?.results;
+    for (const { system, built, buildMs, memoryBytes, latencies, results } of contenders) {
+      const searchMs = latencies.reduce((sum, ms) => sum + ms, 0);
+      const row: BenchRow = {
+        suite: 'faiss',
+        system: system.name,
+        size,
+        buildMs: round(buildMs),
+        memoryBytes,
+        p50Ms: round(percentile(latencies, 50), 3),
+        p99Ms: round(percentile(latencies, 99), 3),
+        qps: round(latencies.length / (searchMs / 1000)),
+        notes: [
+          system.notes,
+          system.name === REFERENCE ? '' : ompNote,
+          built.detail ?? '',
+          built.nativeBytes === undefined ? '' : 'memory: sidecar + FAISS index as serialised',
+          latencies.length < data.queries.length ? `${latencies.length} queries within the time budget` : '',
+        ]
+          .filter((note) => note.length > 0)
+          .join('; '),
+      };
+      if (reference !== undefined)
+        row.quality = { 'recall@10': round(meanOverlap(results, reference, TOP_K), 4) };
+      log(
+        `faiss: ${system.name} @ ${size}: p50 ${row.p50Ms} ms, p99 ${row.p99Ms} ms, ${row.qps} qps` +
+          (row.quality === undefined ? '' : `, recall@10 ${row.quality['recall@10']}`),
+      );
+      rows.push(row);
+    }
+  }
+  return rows;
+}
+
+/** Query i goes to each system in turn (a different one first each time); see suites/vector.ts. */
+async function timeInterleaved(contenders: Contender[], queries: Float32Array[]): Promise<void> {
+  const warmup = Math.min(10, queries.length);
+  for (const contender of contenders) {
+    for (let index = 0; index < warmup; index++) await contender.built.search(queries[index]!);
+  }
+  const spent = new Map<Contender, number>();
+  for (let index = 0; index < queries.length; index++) {
+    for (let turn = 0; turn < contenders.length; turn++) {
+      const contender = contenders[(index + turn) % contenders.length]!;
+      const used = spent.get(contender) ?? 0;
+      if (used > QUERY_BUDGET_MS && contender.latencies.length >= MIN_QUERIES) continue;
+      const started = performance.now();
+      const result = await contender.built.search(queries[index]!);
+      const ms = performance.now() - started;
+      contender.latencies.push(ms);
+      contender.results.push(result);
+      spent.set(contender, used + ms);
+    }
+  }
+}
+
+async function settledBytes(): Promise<number> {
+  collectGarbage();
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  collectGarbage();
+  const usage = process.memoryUsage();
+  return usage.heapUsed + usage.external;
+}
+
+/**
+ * The data of suites/vector.ts (same generator, same seed): unit vectors from a mixture of 100
+ * centroids in a 16-dimensional space projected to 384 dimensions, plus a little noise.
+ */
+function clusteredVectors(count: number, queryCount: number, seed: number): VectorData {
+  const clusters = 100;
+  const subspace = 16;
+  const random = seededRandom(seed);
+  const normal = (): number => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+  const projection = Float64Array.from(
+    { length: subspace * DIMENSION },
+    () => normal() / Math.sqrt(subspace),
+  );
+  const centroids = Array.from({ length: clusters }, () => Float64Array.from({ length: subspace }, normal));
+  const latent = new Float64Array(subspace);
+  const point = (target: Float32Array, offset: number): void => {
+    const centroid = centroids[Math.floor(random() * clusters)]!;
+    for (let l = 0; l < subspace; l++) latent[l] = centroid[l]! + 0.35 * normal();
+    let norm = 0;
+    for (let j = 0; j < DIMENSION; j++) {
+      let value = 0.02 * normal();
+      for (let l = 0; l < subspace; l++) value += latent[l]! * projection[l * DIMENSION + j]!;
+      target[offset + j] = value;
+      norm += value * value;
+    }
+    const inverse = 1 / Math.sqrt(norm);
+    for (let j = 0; j < DIMENSION; j++) target[offset + j] = target[offset + j]! * inverse;
+  };
+  const vectors = new Float32Array(count * DIMENSION);
+  for (let row = 0; row < count; row++) point(vectors, row * DIMENSION);
+  const queries = Array.from({ length: queryCount }, () => {
+    const query = new Float32Array(DIMENSION);
+    point(query, 0);
+    return query;
+  });
+  return { vectors, queries, ids: Array.from({ length: count }, (_, row) => `v${row}`) };
+}
+
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function round(value: number, digits = 1): number {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}
+
+export const faissSuite: BenchSuite = {
+  name: 'faiss',
+  defaultSizes: [100_000],
+  run,
+};

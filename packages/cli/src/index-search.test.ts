@@ -1,0 +1,337 @@
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runSearch, type SearchReport } from './commands/search.js';
+import { listSources, parseDocumentLine } from './ingest/sources.js';
+import { main } from './main.js';
+import { STORE_MANIFEST, type StoreManifest, ZerdaStore } from './store/store.js';
+import { captureIo, dataRoot } from './test-helpers.js';
+
+const cranfieldCorpus = join(dataRoot, 'cranfield', 'corpus.jsonl');
+const ESC = String.fromCharCode(27);
+
+let tmp: string;
+let cranfieldStore: string;
+
+beforeAll(async () => {
+  tmp = await mkdtemp(join(tmpdir(), 'zerda-cli-index-'));
+  cranfieldStore = join(tmp, 'cranfield');
+  const io = captureIo();
+  const code = await main(['index', cranfieldCorpus, '--store', cranfieldStore], io);
+  if (code !== 0) throw new Error(`indexing Cranfield failed (${code}): ${io.err}`);
+}, 120_000);
+afterAll(async () => {
+  await rm(tmp, { recursive: true, force: true });
+});
+
+describe('zerda index', () => {
+  it('indexes a BEIR corpus into a store with a manifest, and reports plain progress lines', async () => {
+    const manifest = JSON.parse(
+      await readFile(join(cranfieldStore, STORE_MANIFEST), 'utf8'),
+    ) as StoreManifest;
+    expect(manifest).toMatchObject({
+      format: 'zerda.store',
+      version: 1,
+      backend: { name: 'memory', options: {} },
+      analyzer: { name: 'default' },
+      embedder: { name: 'hash', dimension: 256 },
+      keyword: { k1: 1.2, b: 0.75 },
+      chunking: { unit: 'words', size: 200, overlap: 30 },
+    });
+    // Cranfield has 1,400 documents, two of them empty; long ones are split.
+    expect(manifest.counts.documents).toBe(1398);
+    expect(manifest.counts.chunks).toBeGreaterThan(1398);
+    const entries = await readdir(cranfieldStore);
+    expect(entries.filter((name) => name.startsWith('data-'))).toEqual([manifest.data]);
+    expect(entries).not.toContain('zerda-store.lock');
+  });
+
+  it('reads folders (txt, md, jsonl), names what it cannot read, and goes on (exit code 3)', async () => {
+    const docs = join(tmp, 'docs');
+    await mkdir(join(docs, 'guide', '.hidden'), { recursive: true });
+    await writeFile(
+      join(docs, 'guide', 'install.md'),
+      '---\nauthor: someone\n---\n# Installing Zerda\n\nRun pnpm install, then pnpm demo.\n',
+    );
+    await writeFile(join(docs, 'notes.txt'), 'Reciprocal rank fusion merges rankings.\n');
+    await writeFile(join(docs, 'guide', '.hidden', 'secret.md'), 'never indexed');
+    await writeFile(join(docs, 'image.png'), Buffer.from([0x89, 0x50, 0x4e, 0x47]));
+    await writeFile(join(docs, 'binary.txt'), Buffer.from([0xff, 0xfe, 0x00, 0xc3, 0x28]));
+    await writeFile(
+      join(docs, 'chunks.jsonl'),
+      [
+        JSON.stringify({
+          id: 'c1',
+          text: 'Arabic coffee is served in small cups.',
+          metadata: { lang: 'en', year: 2021 },
+        }),
+        '{"id": "c2", "text": }',
+        JSON.stringify({ id: 'c3', text: 'قهوة عربية', metadata: { lang: 'ar', year: 2023 } }),
+        JSON.stringify({ id: 'c4', text: 42 }),
+        '',
+      ].join('\n'),
+    );
+    const store = join(tmp, 'docs-store');
+    const io = captureIo();
+    const code = await main(['index', docs, join(tmp, 'missing.md'), '--store', store], io);
+    expect(code).toBe(3);
+    expect(io.err).toMatch(/warning: .*missing\.md: no such file or folder \(skipped\)/);
+    expect(io.err).toMatch(/warning: .*binary\.txt: is not UTF-8 text/);
+    expect(io.err).toMatch(/warning: .*chunks\.jsonl line 2: not valid JSON at column 22: expected a value/);
+    expect(io.err).toMatch(/chunks\.jsonl line 4: 'text' must be a string, got number \(skipped\)/);
+    expect(io.out).toMatch(/Indexed 4 documents \(4 chunks\)/);
+    expect(io.out).toMatch(/4 problems \(2 files not read, 2 lines skipped\)/);
+    expect(io.out).toMatch(/1 files of other types in the folders ignored/);
+
+    const opened = await ZerdaStore.open(store);
+    try {
+      const ids = [...opened.keyword.chunks()].map((chunk) => chunk.id).sort();
+      expect(ids).toEqual([
+        expect.stringMatching(/^\/.*\/docs\/guide\/install\.md$/),
+        expect.stringMatching(/^\/.*\/docs\/notes\.txt$/),
+        'c1',
+        'c3',
+      ]);
+      const install = [...opened.keyword.chunks()].find((chunk) => chunk.id.endsWith('install.md'));
+      expect(install?.metadata).toMatchObject({ title: 'Installing Zerda' });
+      expect(install?.text.startsWith('# Installing Zerda')).toBe(true);
+      expect(opened.keyword.get('c3')?.metadata).toEqual({
+        source: expect.stringMatching(/chunks\.jsonl$/),
+        lang: 'ar',
+        year: 2023,
+      });
+    } finally {
+      await opened.close();
+    }
+  });
+
+  it('exits 1 when nothing could be read', async () => {
+    const io = captureIo();
+    expect(await main(['index', join(tmp, 'nothing-here'), '--store', join(tmp, 'empty-store')], io)).toBe(1);
+    expect(io.err).toMatch(/nothing-here: no such file or folder/);
+    await expect(ZerdaStore.readManifest(join(tmp, 'empty-store'))).rejects.toThrow(/no zerda store/);
+  });
+
+  it('replaces a document indexed again, dropping chunks it no longer has', async () => {
+    const file = join(tmp, 'changing.txt');
+    const store = join(tmp, 'changing-store');
+    const paragraph = (n: number) => `Paragraph ${n} talks about boundary layers at length. `.repeat(4);
+    await writeFile(file, [1, 2, 3].map(paragraph).join('\n\n'));
+    expect(
+      await main(['index', file, '--store', store, '--chunk-size', '40', '--overlap', '0'], captureIo()),
+    ).toBe(0);
+    let opened = await ZerdaStore.open(store);
+    const before = [...opened.keyword.chunks()].map((c) => c.id);
+    await opened.close();
+    expect(before.length).toBe(3);
+    expect(before.every((id) => /changing\.txt#\d$/.test(id))).toBe(true);
+
+    await writeFile(file, 'Now a single short paragraph.');
+    const io = captureIo();
+    expect(await main(['index', file, '--store', store, '--chunk-size', '40', '--overlap', '0'], io)).toBe(0);
+    opened = await ZerdaStore.open(store);
+    try {
+      expect([...opened.keyword.chunks()].map((c) => c.text)).toEqual(['Now a single short paragraph.']);
+      expect(await opened.vectors.count()).toBe(1);
+      expect(opened.manifest.counts).toEqual({ documents: 1, chunks: 1 });
+    } finally {
+      await opened.close();
+    }
+  });
+
+  it('refuses to add to a store with other settings, and starts afresh with --overwrite', async () => {
+    const file = join(tmp, 'one.txt');
+    await writeFile(file, 'one document');
+    const store = join(tmp, 'settings-store');
+    expect(await main(['index', file, '--store', store], captureIo())).toBe(0);
+    const io = captureIo();
+    expect(await main(['index', file, '--store', store, '--dimension', '64'], io)).toBe(1);
+    expect(io.err).toMatch(/built with dimension 256, not 64.*--overwrite/);
+    expect(
+      await main(['index', file, '--store', store, '--dimension', '64', '--overwrite'], captureIo()),
+    ).toBe(0);
+    const manifest = await ZerdaStore.readManifest(store);
+    expect(manifest.embedder.dimension).toBe(64);
+    expect((await readdir(store)).filter((name) => name.startsWith('data-'))).toEqual([manifest.data]);
+  });
+
+  it('does not write a store into a folder that holds other files, nor read the store it writes', async () => {
+    const folder = join(tmp, 'project');
+    await mkdir(folder, { recursive: true });
+    await writeFile(join(folder, 'readme.md'), '# Project\n\nSome text about wings.');
+    const refused = captureIo();
+    expect(await main(['index', folder, '--store', folder], refused)).toBe(1);
+    expect(refused.err).toMatch(/project is not a zerda store and is not empty \(it holds readme\.md\)/);
+    // A store inside the folder being indexed is not read back into itself.
+    const store = join(folder, 'store');
+    expect(await main(['index', folder, '--store', store], captureIo())).toBe(0);
+    expect(await main(['index', folder, '--store', store], captureIo())).toBe(0);
+    expect((await ZerdaStore.readManifest(store)).counts).toEqual({ documents: 1, chunks: 1 });
+  });
+
+  it('knows its backends, embedders and flags', async () => {
+    const file = join(tmp, 'one.txt');
+    const unknown = captureIo();
+    expect(await main(['index', file, '--store', join(tmp, 'x'), '--backend', 'milvus'], unknown)).toBe(2);
+    expect(unknown.err).toMatch(/unknown backend 'milvus': expected one of memory, chroma, faiss, pinecone/);
+    const embedder = captureIo();
+    expect(await main(['index', file, '--store', join(tmp, 'x'), '--embedder', 'openai'], embedder)).toBe(2);
+    expect(embedder.err).toMatch(/unknown embedder 'openai': expected hash/);
+    const option = captureIo();
+    expect(await main(['index', file, '--store', join(tmp, 'x'), '--backend-option', 'url=x'], option)).toBe(
+      2,
+    );
+    expect(option.err).toMatch(/the memory backend has no option 'url' \(it takes none\)/);
+    const overlap = captureIo();
+    expect(
+      await main(['index', file, '--store', join(tmp, 'x'), '--chunk-size', '10', '--overlap', '6'], overlap),
+    ).toBe(2);
+    expect(overlap.err).toMatch(/--overlap must be at most half the chunk size \(5\)/);
+    const noStore = captureIo();
+    expect(await main(['index', file], noStore)).toBe(2);
+    expect(noStore.err).toMatch(/--store <dir> is required/);
+  });
+
+  it('loads another backend with a dynamic import, or says which package it needs', async () => {
+    const file = join(tmp, 'one.txt');
+    const io = captureIo();
+    const code = await main(['index', file, '--store', join(tmp, 'faiss-store'), '--backend', 'faiss'], io);
+    // Where @zerda/faiss is installed and usable this succeeds; otherwise the message says what is missing.
+    if (code !== 0) {
+      expect(code).toBe(1);
+      expect(io.err).toMatch(/the faiss backend (needs the @zerda\/faiss package|cannot be)/);
+    }
+  });
+
+  it('draws a progress bar on a terminal', async () => {
+    const io = Object.assign(captureIo(), { stderrIsTTY: true, columns: 100 });
+    const part = join(tmp, 'part.jsonl');
+    await writeFile(part, (await readFile(cranfieldCorpus, 'utf8')).split('\n').slice(0, 300).join('\n'));
+    const code = await main(['index', part, '--store', join(tmp, 'tty-store'), '--batch-size', '100'], io);
+    expect(code).toBe(0);
+    const bar = /indexing ▕[█▏▎▍▌▋▊▉ ]+▏ +\d+% {2}[\d,]+ docs {2}[\d,]+ chunks {2}[\d,]+ chunks\/s/;
+    expect(io.err).toMatch(new RegExp(`\r${ESC}\\[2K${bar.source}`));
+    expect(io.err).not.toMatch(/committed batch/);
+  });
+
+  it('reads a BEIR line and a Zerda chunk line; lists sources in name order, skipping queries.jsonl beside a corpus', async () => {
+    expect(parseDocumentLine('{"_id": 7, "title": "T", "text": "body"}', 's')).toEqual({
+      document: { id: '7', text: 'T body', title: 'T', source: 's' },
+    });
+    expect(parseDocumentLine('{"id": "a", "content": "x", "docId": "d"}', 's')).toEqual({
+      document: { id: 'a', text: 'x', docId: 'd', source: 's' },
+    });
+    expect(parseDocumentLine('[1]', 's')).toEqual({ problem: expect.stringMatching(/JSON object/) });
+    const listing = await listSources([join(dataRoot, 'cranfield')]);
+    expect(listing.files.map((file) => file.path.split('/').pop())).toEqual(['corpus.jsonl']);
+    expect(listing.ignored).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe('zerda search', () => {
+  it('prints a table with highlighted snippets and per-branch explanations (--explain)', async () => {
+    const io = captureIo();
+    const code = await main(
+      ['search', 'boundary layer heat transfer', '--store', cranfieldStore, '--explain', '-k', '5'],
+      io,
+    );
+    expect(io.err).toBe('');
+    expect(code).toBe(0);
+    expect(io.out).toMatch(
+      /^hybrid \(weighted\+rrf\) search for "boundary layer heat transfer": 5 hits \(of \d+ candidates\) in [\d.]+ ms \(store: 1,398 documents, [\d,]+ chunks\)\n/,
+    );
+    expect(io.out).toMatch(/\n#\s+score\s+id\s+source\s+snippet\n/);
+    expect(io.out).toMatch(
+      /\n1 {2}\d\.\d{3} {2}\S+ +\S*corpus\.jsonl +.*\[(?:heat|transfer|boundary|layer)\]/,
+    );
+    expect(io.out).toMatch(/keyword +#\d+ +score \d\.\d{3} +\(BM25 \d+\.\d{4}\)/);
+    expect(io.out).toMatch(/vector +(#\d+ +score|not in its top)/);
+    expect(io.out).toMatch(/fused +\d\.\d{4} = \(weighted/);
+    expect(io.out).not.toContain(`${ESC}[`);
+  });
+
+  it('highlights with ANSI bold when standard output takes colours', async () => {
+    const io = Object.assign(captureIo(), { stdoutIsTTY: true, color: true, columns: 120 });
+    expect(await main(['search', 'heat transfer', '--store', cranfieldStore, '-k', '2'], io)).toBe(0);
+    expect(io.out).toMatch(new RegExp(`${ESC}\\[1m(heat|transfer)${ESC}\\[22m`));
+  });
+
+  it('prints JSON that parses, in each mode', async () => {
+    for (const mode of ['hybrid', 'keyword', 'vector'] as const) {
+      const io = captureIo();
+      expect(
+        await main(
+          ['search', 'boundary layer heat transfer', '--store', cranfieldStore, '--mode', mode, '--json'],
+          io,
+        ),
+      ).toBe(0);
+      const report = JSON.parse(io.out) as SearchReport;
+      expect(report.mode).toBe(mode);
+      expect(report.hits).toHaveLength(10);
+      expect(report.hits[0]).toMatchObject({ rank: 1, source: expect.stringMatching(/corpus\.jsonl$/) });
+      for (const hit of report.hits) {
+        expect(hit.score).toBeGreaterThanOrEqual(0);
+        expect(hit.score).toBeLessThanOrEqual(1 + 1e-9);
+        expect(typeof hit.text).toBe('string');
+      }
+      expect(report.storeCounts.documents).toBe(1398);
+    }
+  });
+
+  it('filters on metadata in every branch', async () => {
+    const report = await runSearch({
+      store: cranfieldStore,
+      query: 'boundary layer',
+      filter: { chunk: { $gte: 2 } },
+      explain: true,
+    });
+    expect(report.hits.length).toBeGreaterThan(0);
+    for (const hit of report.hits) {
+      expect(hit.metadata.chunk).toBeGreaterThanOrEqual(2);
+      expect(hit.id).toMatch(/#\d+$/);
+    }
+    expect(Object.keys(report.hits[0]?.branches ?? {})).toEqual(['keyword', 'vector']);
+  });
+
+  it('says where a --filter is not JSON, and which part of it is not a filter', async () => {
+    const json = captureIo();
+    expect(await main(['search', 'heat', '--store', cranfieldStore, '--filter', '{"year": }'], json)).toBe(2);
+    expect(json.err).toContain('--filter is not valid JSON at position 9: expected a value');
+    expect(json.err).toContain('  {"year": }\n           ^');
+    const filter = captureIo();
+    expect(
+      await main(['search', 'heat', '--store', cranfieldStore, '--filter', '{"year": {"$gtx": 3}}'], filter),
+    ).toBe(2);
+    expect(filter.err).toMatch(/--filter: Invalid filter at 'year\.\$gtx'/);
+  });
+
+  it('says when there is no store, and how to make one', async () => {
+    const io = captureIo();
+    expect(await main(['search', 'heat', '--store', join(tmp, 'nowhere')], io)).toBe(1);
+    expect(io.err).toMatch(
+      /no zerda store at .*nowhere \(zerda-store\.json not found\); create one with: zerda index/,
+    );
+  });
+
+  it('refuses bad calls', async () => {
+    const words = captureIo();
+    expect(await main(['search', 'heat', 'transfer', '--store', cranfieldStore], words)).toBe(2);
+    expect(words.err).toMatch(/put the query in quotes \("heat transfer"\)/);
+    const mode = captureIo();
+    expect(await main(['search', 'heat', '--store', cranfieldStore, '--mode', 'dense'], mode)).toBe(2);
+    expect(mode.err).toMatch(/unknown mode 'dense'/);
+  });
+});
+
+describe('--help', () => {
+  it('every command has help with an example', async () => {
+    for (const command of ['index', 'search', 'eval', 'fuse', 'demo', 'bench']) {
+      const io = captureIo();
+      expect(await main([command, '--help'], io)).toBe(0);
+      expect(io.out).toMatch(new RegExp(`^Usage: zerda ${command}`));
+      expect(io.out).toMatch(/Examples?:\n {2}pnpm zerda /);
+      expect(io.out).toMatch(/Exit codes:/);
+    }
+  });
+});

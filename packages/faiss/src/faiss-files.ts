@@ -1,0 +1,278 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type Chunk, type DistanceMetric, IndexFormatError, throwIfAborted } from '@zerda/core';
+import { FaissFormatProblem, type FaissIndexLayout, readIndexLayout } from './faiss-index-format.js';
+
+/*
+ * A saved FAISS store is a directory with two files:
+ *
+ * - `zerda-faiss.json`, the manifest and sidecar: format name and version, metric, index type,
+ *   dimension, the HNSW parameters, the name, size and SHA-256 of the index file, and the chunk
+ *   stored under each FAISS label (`null` for a deleted HNSW entry not yet compacted away).
+ * - `zerda-faiss-<random>.index`, the FAISS index in FAISS's own format (`faiss.read_index`
+ *   in Python or C++ reads it; the vectors are unit length for the cosine metric).
+ *
+ * Saving writes the index file under a fresh name, then the manifest to a temporary file that is
+ * renamed over the old one. The rename is the commit: a crash at any point leaves either the
+ * previous save or the new one, never a mix. The previous index file is removed after.
+ * Loading checks everything (size and checksum of the index file, its FAISS layout against the
+ * manifest) before FAISS reads a byte, since faiss-node aborts the process on some FAISS errors.
+ */
+
+export const MANIFEST_FILE = 'zerda-faiss.json';
+export const FORMAT = 'zerda.faiss-store';
+export const FORMAT_VERSION = 1;
+const INDEX_FILE_PATTERN = /^zerda-faiss-[0-9a-f]{16}\.index$/;
+const METRICS: readonly DistanceMetric[] = ['cosine', 'dot', 'l2'];
+
+export type FaissIndexType = 'flat' | 'hnsw';
+
+export interface FaissManifest {
+  format: typeof FORMAT;
+  version: typeof FORMAT_VERSION;
+  metric: DistanceMetric;
+  indexType: FaissIndexType;
+  dimension: number;
+  /** Live chunks (labels that are not null). */
+  count: number;
+  /** m, efConstruction and efSearch of an HNSW index. */
+  hnsw?: { m: number; efConstruction: number; efSearch: number };
+  index: { file: string; bytes: number; sha256: string };
+  /** The chunk under each FAISS label, in label order; null for a deleted (tombstoned) entry. */
+  labels: (Chunk | null)[];
+}
+
+export interface FaissSave {
+  manifest: FaissManifest;
+  /** The FAISS index file's bytes, checked against the manifest. */
+  index: Uint8Array;
+  layout: FaissIndexLayout;
+  manifestPath: string;
+  indexPath: string;
+}
+
+/** Writes a save to `directory` (created if needed), atomically replacing any earlier save. */
+export async function writeFaissSave(
+  directory: string,
+  contents: Omit<FaissManifest, 'index' | 'format' | 'version'>,
+  index: Uint8Array,
+  signal?: AbortSignal,
+): Promise<void> {
+  const token = randomBytes(8).toString('hex');
+  const indexFile = `zerda-faiss-${token}.index`;
+  const manifest: FaissManifest = {
+    format: FORMAT,
+    version: FORMAT_VERSION,
+    ...contents,
+    index: { file: indexFile, bytes: index.byteLength, sha256: sha256(index) },
+  };
+  const manifestText = JSON.stringify(manifest);
+  throwIfAborted(signal);
+
+  await mkdir(directory, { recursive: true });
+  const previous = await previousIndexFile(directory);
+  const indexPath = join(directory, indexFile);
+  const manifestPath = join(directory, MANIFEST_FILE);
+  const temporaryManifest = `${manifestPath}.${token}.tmp`;
+  try {
+    await writeDurably(indexPath, index);
+    throwIfAborted(signal);
+    await writeDurably(temporaryManifest, manifestText);
+    await rename(temporaryManifest, manifestPath);
+  } catch (error) {
+    await rm(temporaryManifest, { force: true }).catch(() => undefined);
+    await rm(indexPath, { force: true }).catch(() => undefined);
+    throw error;
+  }
+  await syncDirectory(directory);
+  if (previous !== undefined && previous !== indexFile) {
+    await rm(join(directory, previous), { force: true }).catch(() => undefined);
+  }
+}
+
+/** Reads and checks a save; anything missing, corrupt or inconsistent is an IndexFormatError. */
+export async function readFaissSave(directory: string, signal?: AbortSignal): Promise<FaissSave> {
+  const manifestPath = join(directory, MANIFEST_FILE);
+  let text: string;
+  try {
+    text = await readFile(manifestPath, 'utf8');
+  } catch (error) {
+    throw new IndexFormatError({
+      message: 'No saved FAISS store could be read here',
+      path: manifestPath,
+      cause: error,
+    });
+  }
+  throwIfAborted(signal);
+  const manifest = parseManifest(text, manifestPath);
+  const indexPath = join(directory, manifest.index.file);
+  let index: Uint8Array;
+  try {
+    index = await readFile(indexPath);
+  } catch (error) {
+    throw new IndexFormatError({
+      message: 'The FAISS index file named by the manifest is missing',
+      path: indexPath,
+      cause: error,
+    });
+  }
+  throwIfAborted(signal);
+  if (index.byteLength !== manifest.index.bytes || sha256(index) !== manifest.index.sha256) {
+    throw new IndexFormatError({
+      message: 'The FAISS index file does not match the manifest (truncated, corrupt or from another save)',
+      path: indexPath,
+    });
+  }
+  let layout: FaissIndexLayout;
+  try {
+    layout = readIndexLayout(index);
+  } catch (error) {
+    if (!(error instanceof FaissFormatProblem)) throw error;
+    throw new IndexFormatError({
+      message: `The FAISS index file cannot be read: ${error.message}`,
+      path: indexPath,
+      cause: error,
+    });
+  }
+  const mismatch = layoutMismatch(manifest, layout);
+  if (mismatch !== undefined) {
+    throw new IndexFormatError({
+      message: `The FAISS index file does not match the manifest: ${mismatch}`,
+      path: indexPath,
+    });
+  }
+  return { manifest, index, layout, manifestPath, indexPath };
+}
+
+function layoutMismatch(manifest: FaissManifest, layout: FaissIndexLayout): string | undefined {
+  if (layout.type !== manifest.indexType)
+    return `a ${layout.type} index, the manifest says ${manifest.indexType}`;
+  const metric = manifest.metric === 'l2' ? 'l2' : 'ip';
+  if (layout.metric !== metric)
+    return `metric ${layout.metric}, the manifest's ${manifest.metric} needs ${metric}`;
+  if (layout.dimension !== manifest.dimension) {
+    return `dimension ${layout.dimension}, the manifest says ${manifest.dimension}`;
+  }
+  if (layout.count !== manifest.labels.length) {
+    return `${layout.count} vectors, the manifest has ${manifest.labels.length} labels`;
+  }
+  if (manifest.hnsw !== undefined && layout.hnsw?.m !== manifest.hnsw.m) {
+    return `HNSW M ${layout.hnsw?.m}, the manifest says ${manifest.hnsw.m}`;
+  }
+  return undefined;
+}
+
+function parseManifest(text: string, path: string): FaissManifest {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new IndexFormatError({ message: 'The manifest is not valid JSON', path, cause: error });
+  }
+  const fail = (message: string): never => {
+    throw new IndexFormatError({ message, path });
+  };
+  if (value === null || typeof value !== 'object' || Array.isArray(value))
+    return fail('The manifest is not an object');
+  const manifest = value as Record<string, unknown>;
+  if (manifest.format !== FORMAT) return fail(`Not a Zerda FAISS store (format ${String(manifest.format)})`);
+  if (manifest.version !== FORMAT_VERSION) {
+    return fail(
+      `Format version ${String(manifest.version)} is not supported (this version of @zerda/faiss reads ${FORMAT_VERSION})`,
+    );
+  }
+  if (!METRICS.includes(manifest.metric as DistanceMetric))
+    return fail(`Unknown metric ${String(manifest.metric)}`);
+  if (manifest.indexType !== 'flat' && manifest.indexType !== 'hnsw') {
+    return fail(`Unknown index type ${String(manifest.indexType)}`);
+  }
+  if (!isPositiveInteger(manifest.dimension)) return fail('The dimension must be a positive integer');
+  if (!isCount(manifest.count)) return fail('The count must be a non-negative integer');
+  const hnsw = manifest.hnsw as Record<string, unknown> | undefined;
+  if (manifest.indexType === 'hnsw') {
+    if (
+      hnsw === null ||
+      typeof hnsw !== 'object' ||
+      !isPositiveInteger(hnsw.m) ||
+      !isPositiveInteger(hnsw.efConstruction) ||
+      !isPositiveInteger(hnsw.efSearch)
+    ) {
+      return fail('The HNSW parameters are missing or invalid');
+    }
+  } else if (hnsw !== undefined) return fail('A flat index has no HNSW parameters');
+  const index = manifest.index as Record<string, unknown> | null;
+  if (
+    index === null ||
+    typeof index !== 'object' ||
+    typeof index.file !== 'string' ||
+    !INDEX_FILE_PATTERN.test(index.file) ||
+    !isCount(index.bytes) ||
+    typeof index.sha256 !== 'string'
+  ) {
+    return fail('The manifest does not name a valid index file');
+  }
+  if (!Array.isArray(manifest.labels)) return fail('The manifest has no labels');
+  let live = 0;
+  for (const entry of manifest.labels) {
+    if (entry === null) continue;
+    if (typeof entry !== 'object' || Array.isArray(entry))
+      return fail('A label holds something other than a chunk');
+    live++;
+  }
+  if (live !== manifest.count)
+    return fail(`The manifest should hold ${String(manifest.count)} chunks, it holds ${live}`);
+  if (manifest.indexType === 'flat' && live !== manifest.labels.length) {
+    return fail('A flat index has no deleted entries');
+  }
+  return manifest as unknown as FaissManifest;
+}
+
+async function previousIndexFile(directory: string): Promise<string | undefined> {
+  try {
+    const manifest = JSON.parse(await readFile(join(directory, MANIFEST_FILE), 'utf8')) as {
+      index?: { file?: unknown };
+    };
+    const file = manifest.index?.file;
+    return typeof file === 'string' && INDEX_FILE_PATTERN.test(file) ? file : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Writes and flushes to disk, so the rename that follows never exposes an unwritten file. */
+async function writeDurably(path: string, data: Uint8Array | string): Promise<void> {
+  const handle = await open(path, 'w');
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Flushes the directory entry of the rename where the platform allows it (not on Windows). */
+async function syncDirectory(directory: string): Promise<void> {
+  try {
+    const handle = await open(directory, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // Best effort: the save is complete either way.
+  }
+}
+
+function sha256(data: Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+function isPositiveInteger(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
