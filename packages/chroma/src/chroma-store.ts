@@ -9,6 +9,8 @@ import {
   createChromaFilterConvention,
   type DistanceMetric,
   type Embedder,
+  embedChunksForStore,
+  embedQueryForStore,
   type FilterConvention,
   InvalidArgumentError,
   normalizeChunks,
@@ -226,7 +228,8 @@ export class ChromaStore implements VectorDatabase<ChromaFilterOptions> {
       });
     }
     if (chunks.length === 0) return { ids: [] };
-    const vectors: ReadonlyArray<unknown> = embeddings ?? (await this.#embedChunks(chunks, signal));
+    const vectors: ReadonlyArray<unknown> =
+      embeddings ?? (await embedChunksForStore(this.#embedder, chunks, signal));
     const first = vectors[0];
     const batchDimension = this.#dimension ?? (isNumberArray(first) ? first.length : undefined);
     const records = this.#prepare(chunks, vectors, batchDimension);
@@ -280,7 +283,8 @@ export class ChromaStore implements VectorDatabase<ChromaFilterOptions> {
   ): Promise<VectorSearchResult> {
     const { topK, scoreThreshold, signal, where } = checkSearchOptions(options);
     throwIfAborted(signal);
-    const vector: unknown = typeof query === 'string' ? await this.#embedQuery(query, signal) : query;
+    const vector: unknown =
+      typeof query === 'string' ? await embedQueryForStore(this.#embedder, query, signal) : query;
     this.#checkQuery(vector, query);
     const collection = await this.#ready(signal);
     // The collection may have told its dimension only now.
@@ -545,40 +549,6 @@ export class ChromaStore implements VectorDatabase<ChromaFilterOptions> {
         message: fromText ? `the query embedding is unusable: ${problem}` : problem,
       });
     }
-  }
-
-  async #embedChunks(chunks: Chunk[], signal: AbortSignal | undefined): Promise<ReadonlyArray<unknown>> {
-    if (this.#embedder === undefined) {
-      throw new InvalidArgumentError({
-        argument: 'embeddings',
-        message: 'no embeddings were given and the store has no embedder to compute them',
-      });
-    }
-    const vectors: unknown = await this.#embedder.embed(
-      chunks.map((chunk) => chunk.text),
-      { signal },
-    );
-    if (!Array.isArray(vectors) || vectors.length !== chunks.length) {
-      throw new InvalidArgumentError({
-        argument: 'embedder',
-        message: `the embedder returned ${Array.isArray(vectors) ? vectors.length : typeof vectors} vectors for ${chunks.length} texts`,
-      });
-    }
-    return vectors;
-  }
-
-  async #embedQuery(text: string, signal: AbortSignal | undefined): Promise<unknown> {
-    const embedder = this.#embedder;
-    if (embedder === undefined) {
-      throw new InvalidArgumentError({
-        argument: 'query',
-        value: text,
-        message: 'a text query needs an embedder; give the store one, or search with a vector',
-      });
-    }
-    if (embedder.embedQuery !== undefined) return embedder.embedQuery(text, { signal });
-    const [vector] = await embedder.embed([text], { signal });
-    return vector;
   }
 }
 

@@ -6,6 +6,8 @@ import {
   ChunkValidationError,
   type DistanceMetric,
   type Embedder,
+  embedChunksForStore,
+  embedQueryForStore,
   type FilterConvention,
   faissFilterConvention,
   IndexFormatError,
@@ -250,7 +252,7 @@ export class FaissStore implements VectorDatabase<FaissFilterOptions> {
     }
     if (chunks.length === 0) return { ids: [] };
     const faiss = await this.loadFaiss();
-    const vectors = embeddings ?? (await this.embedChunks(chunks, signal));
+    const vectors = embeddings ?? (await embedChunksForStore(this.embedder, chunks, signal));
     const { dimension, packed } = this.checkBatch(chunks, vectors);
     throwIfAborted(signal);
 
@@ -301,7 +303,7 @@ export class FaissStore implements VectorDatabase<FaissFilterOptions> {
   ): Promise<VectorSearchResult> {
     const { topK, scoreThreshold, signal, docIdFilter } = checkSearchOptions(options);
     throwIfAborted(signal);
-    const vector = typeof query === 'string' ? await this.embedQuery(query, signal) : query;
+    const vector = typeof query === 'string' ? await embedQueryForStore(this.embedder, query, signal) : query;
     throwIfAborted(signal);
     const dimension = this.configuredDimension;
     if (dimension === undefined) return { hits: [] };
@@ -718,43 +720,6 @@ export class FaissStore implements VectorDatabase<FaissFilterOptions> {
       case 'l2':
         return 1 / (1 + Math.sqrt(Math.max(0, distance)));
     }
-  }
-
-  private async embedChunks(
-    chunks: Chunk[],
-    signal: AbortSignal | undefined,
-  ): Promise<ReadonlyArray<unknown>> {
-    if (this.embedder === undefined) {
-      throw new InvalidArgumentError({
-        argument: 'embeddings',
-        message: 'no embeddings were given and the store has no embedder to compute them',
-      });
-    }
-    const vectors: unknown = await this.embedder.embed(
-      chunks.map((chunk) => chunk.text),
-      { signal },
-    );
-    if (!Array.isArray(vectors) || vectors.length !== chunks.length) {
-      throw new InvalidArgumentError({
-        argument: 'embedder',
-        message: `the embedder returned ${Array.isArray(vectors) ? vectors.length : typeof vectors} vectors for ${chunks.length} texts`,
-      });
-    }
-    return vectors;
-  }
-
-  private async embedQuery(text: string, signal: AbortSignal | undefined): Promise<unknown> {
-    const embedder = this.embedder;
-    if (embedder === undefined) {
-      throw new InvalidArgumentError({
-        argument: 'query',
-        value: text,
-        message: 'a text query needs an embedder; give the store one, or search with a vector',
-      });
-    }
-    if (embedder.embedQuery !== undefined) return embedder.embedQuery(text, { signal });
-    const [vector] = await embedder.embed([text], { signal });
-    return vector;
   }
 
   /**

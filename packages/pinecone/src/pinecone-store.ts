@@ -10,6 +10,8 @@ import {
   createPineconeFilterConvention,
   type DistanceMetric,
   type Embedder,
+  embedChunksForStore,
+  embedQueryForStore,
   type FilterConvention,
   InvalidArgumentError,
   type MetadataValue,
@@ -323,7 +325,8 @@ export class PineconeStore implements VectorDatabase<PineconeFilterOptions> {
       });
     }
     if (chunks.length === 0) return { ids: [] };
-    const vectors: ReadonlyArray<unknown> = embeddings ?? (await this.embedChunks(chunks, signal));
+    const vectors: ReadonlyArray<unknown> =
+      embeddings ?? (await embedChunksForStore(this.embedder, chunks, signal));
     const connection = await this.ready(signal);
     const records = this.toRecords(chunks, vectors, connection.dimension);
     const batches = packUpsertBatches(
@@ -424,7 +427,7 @@ export class PineconeStore implements VectorDatabase<PineconeFilterOptions> {
     }
     throwIfAborted(signal);
     const warnings: Warning[] = [];
-    const vector = typeof query === 'string' ? await this.embedQuery(query, signal) : query;
+    const vector = typeof query === 'string' ? await embedQueryForStore(this.embedder, query, signal) : query;
     const connection = await this.ready(signal);
     const values = checkQueryVector(vector, connection.dimension, connection.metric);
     if (typeof values === 'string') {
@@ -708,40 +711,6 @@ export class PineconeStore implements VectorDatabase<PineconeFilterOptions> {
     });
     if (problems.length > 0) throw new ChunkValidationError({ problems });
     return records;
-  }
-
-  private async embedChunks(chunks: readonly Chunk[], signal: AbortSignal | undefined): Promise<unknown[]> {
-    if (this.embedder === undefined) {
-      throw new InvalidArgumentError({
-        argument: 'embeddings',
-        message: 'no embeddings were given and the store has no embedder to compute them',
-      });
-    }
-    const vectors: unknown = await this.embedder.embed(
-      chunks.map((chunk) => chunk.text),
-      { signal },
-    );
-    if (!Array.isArray(vectors) || vectors.length !== chunks.length) {
-      throw new InvalidArgumentError({
-        argument: 'embedder',
-        message: `the embedder returned ${Array.isArray(vectors) ? vectors.length : typeof vectors} vectors for ${chunks.length} texts`,
-      });
-    }
-    return vectors;
-  }
-
-  private async embedQuery(text: string, signal: AbortSignal | undefined): Promise<unknown> {
-    const embedder = this.embedder;
-    if (embedder === undefined) {
-      throw new InvalidArgumentError({
-        argument: 'query',
-        value: text,
-        message: 'a text query needs an embedder; give the store one, or search with a vector',
-      });
-    }
-    if (embedder.embedQuery !== undefined) return embedder.embedQuery(text, { signal });
-    const [vector] = await embedder.embed([text], { signal });
-    return vector;
   }
 }
 

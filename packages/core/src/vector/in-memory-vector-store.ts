@@ -16,6 +16,7 @@ import {
 import { type Chunk, normalizeChunks } from '../model/index.js';
 import type { Embedder } from './embedder.js';
 import { type KernelPreference, resolveKernelKind } from './kernels/kernels.js';
+import { embedChunksForStore, embedQueryForStore } from './store-embedding.js';
 import { readStore, type StoreSnapshot, writeStore } from './store-files.js';
 import { selectTopK } from './top-k.js';
 import { VectorArena } from './vector-arena.js';
@@ -200,7 +201,7 @@ export class InMemoryVectorStore implements VectorDatabase<InMemoryFilterOptions
       });
     }
     if (chunks.length === 0) return { ids: [] };
-    const vectors = embeddings ?? (await this.embedChunks(chunks, signal));
+    const vectors = embeddings ?? (await embedChunksForStore(this.embedder, chunks, signal));
     const { dimension, scales } = this.checkBatch(chunks, vectors);
     throwIfAborted(signal);
 
@@ -237,7 +238,7 @@ export class InMemoryVectorStore implements VectorDatabase<InMemoryFilterOptions
     throwIfAborted(signal);
     // A bad filter fails before any work (FilterError says where).
     const predicate = filter === undefined ? undefined : this.compilePredicate(filter);
-    const vector = typeof query === 'string' ? await this.embedQuery(query, signal) : query;
+    const vector = typeof query === 'string' ? await embedQueryForStore(this.embedder, query, signal) : query;
     throwIfAborted(signal);
     const arena = this.arena;
     const dimension = this.configuredDimension;
@@ -388,43 +389,6 @@ export class InMemoryVectorStore implements VectorDatabase<InMemoryFilterOptions
     });
     this.configuredDimension = dimension;
     return this.arena;
-  }
-
-  private async embedChunks(
-    chunks: Chunk[],
-    signal: AbortSignal | undefined,
-  ): Promise<ReadonlyArray<unknown>> {
-    if (this.embedder === undefined) {
-      throw new InvalidArgumentError({
-        argument: 'embeddings',
-        message: 'no embeddings were given and the store has no embedder to compute them',
-      });
-    }
-    const vectors: unknown = await this.embedder.embed(
-      chunks.map((chunk) => chunk.text),
-      { signal },
-    );
-    if (!Array.isArray(vectors) || vectors.length !== chunks.length) {
-      throw new InvalidArgumentError({
-        argument: 'embedder',
-        message: `the embedder returned ${Array.isArray(vectors) ? vectors.length : typeof vectors} vectors for ${chunks.length} texts`,
-      });
-    }
-    return vectors;
-  }
-
-  private async embedQuery(text: string, signal: AbortSignal | undefined): Promise<unknown> {
-    const embedder = this.embedder;
-    if (embedder === undefined) {
-      throw new InvalidArgumentError({
-        argument: 'query',
-        value: text,
-        message: 'a text query needs an embedder; give the store one, or search with a vector',
-      });
-    }
-    if (embedder.embedQuery !== undefined) return embedder.embedQuery(text, { signal });
-    const [vector] = await embedder.embed([text], { signal });
-    return vector;
   }
 
   /**

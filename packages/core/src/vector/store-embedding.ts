@@ -1,0 +1,50 @@
+import { InvalidArgumentError } from '../errors/index.js';
+import type { Chunk } from '../model/index.js';
+import type { Embedder } from './embedder.js';
+
+/**
+ * What every store does when `add` is given no embeddings: embed the chunks' texts with the
+ * store's embedder, refusing (typed) a store without one or an embedder that returns the wrong
+ * number of vectors. The vectors are returned unchecked: each store validates them its own way.
+ */
+export async function embedChunksForStore(
+  embedder: Embedder | undefined,
+  chunks: readonly Chunk[],
+  signal: AbortSignal | undefined,
+): Promise<unknown[]> {
+  if (embedder === undefined) {
+    throw new InvalidArgumentError({
+      argument: 'embeddings',
+      message: 'no embeddings were given and the store has no embedder to compute them',
+    });
+  }
+  const vectors: unknown = await embedder.embed(
+    chunks.map((chunk) => chunk.text),
+    { signal },
+  );
+  if (!Array.isArray(vectors) || vectors.length !== chunks.length) {
+    throw new InvalidArgumentError({
+      argument: 'embedder',
+      message: `the embedder returned ${Array.isArray(vectors) ? vectors.length : typeof vectors} vectors for ${chunks.length} texts`,
+    });
+  }
+  return vectors;
+}
+
+/** What every store does with a text query: embed it (`embedQuery` where the embedder has one). */
+export async function embedQueryForStore(
+  embedder: Embedder | undefined,
+  text: string,
+  signal: AbortSignal | undefined,
+): Promise<unknown> {
+  if (embedder === undefined) {
+    throw new InvalidArgumentError({
+      argument: 'query',
+      value: text,
+      message: 'a text query needs an embedder; give the store one, or search with a vector',
+    });
+  }
+  if (embedder.embedQuery !== undefined) return embedder.embedQuery(text, { signal });
+  const [vector] = await embedder.embed([text], { signal });
+  return vector;
+}
