@@ -8,4 +8,5 @@ export * from './model/index.js';
 export * from './rerank/index.js';
 export * from './retriever/index.js';
 export * from './text/index.js';
+export * from './util/index.js';
 export * from './vector/index.js';

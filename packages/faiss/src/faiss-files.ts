@@ -1,7 +1,15 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type Chunk, type DistanceMetric, IndexFormatError, throwIfAborted } from '@zerda/core';
+import {
+  type Chunk,
+  type DistanceMetric,
+  IndexFormatError,
+  sha256Hex,
+  syncDirectory,
+  throwIfAborted,
+  writeFileDurably,
+} from '@zerda/core';
 import { FaissFormatProblem, type FaissIndexLayout, readIndexLayout } from './faiss-index-format.js';
 
 /*
@@ -65,7 +73,7 @@ export async function writeFaissSave(
     format: FORMAT,
     version: FORMAT_VERSION,
     ...contents,
-    index: { file: indexFile, bytes: index.byteLength, sha256: sha256(index) },
+    index: { file: indexFile, bytes: index.byteLength, sha256: sha256Hex(index) },
   };
   const manifestText = JSON.stringify(manifest);
   throwIfAborted(signal);
@@ -76,9 +84,9 @@ export async function writeFaissSave(
   const manifestPath = join(directory, MANIFEST_FILE);
   const temporaryManifest = `${manifestPath}.${token}.tmp`;
   try {
-    await writeDurably(indexPath, index);
+    await writeFileDurably(indexPath, index);
     throwIfAborted(signal);
-    await writeDurably(temporaryManifest, manifestText);
+    await writeFileDurably(temporaryManifest, manifestText);
     await rename(temporaryManifest, manifestPath);
   } catch (error) {
     await rm(temporaryManifest, { force: true }).catch(() => undefined);
@@ -118,7 +126,7 @@ export async function readFaissSave(directory: string, signal?: AbortSignal): Pr
     });
   }
   throwIfAborted(signal);
-  if (index.byteLength !== manifest.index.bytes || sha256(index) !== manifest.index.sha256) {
+  if (index.byteLength !== manifest.index.bytes || sha256Hex(index) !== manifest.index.sha256) {
     throw new IndexFormatError({
       message: 'The FAISS index file does not match the manifest (truncated, corrupt or from another save)',
       path: indexPath,
@@ -238,35 +246,6 @@ async function previousIndexFile(directory: string): Promise<string | undefined>
   } catch {
     return undefined;
   }
-}
-
-/** Writes and flushes to disk, so the rename that follows never exposes an unwritten file. */
-async function writeDurably(path: string, data: Uint8Array | string): Promise<void> {
-  const handle = await open(path, 'w');
-  try {
-    await handle.writeFile(data);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
-/** Flushes the directory entry of the rename where the platform allows it (not on Windows). */
-async function syncDirectory(directory: string): Promise<void> {
-  try {
-    const handle = await open(directory, 'r');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    // Best effort: the save is complete either way.
-  }
-}
-
-function sha256(data: Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex');
 }
 
 function isPositiveInteger(value: unknown): value is number {

@@ -9,8 +9,10 @@ import {
   type HybridFusionMethod,
   HybridRetriever,
   KeywordRetriever,
+  syncDirectory,
   type VectorDatabase,
   VectorRetriever,
+  writeFileDurably,
   ZerdaError,
 } from '@zerda/core';
 import { type AnalyzerName, isAnalyzerName, namedAnalyzers } from '../analyzers.js';
@@ -321,7 +323,7 @@ export class ZerdaStore {
       };
       const manifestPath = join(this.directory, STORE_MANIFEST);
       const temporary = `${manifestPath}.${data}.tmp`;
-      await writeDurably(temporary, `${JSON.stringify(manifest, null, 2)}\n`);
+      await writeFileDurably(temporary, `${JSON.stringify(manifest, null, 2)}\n`);
       await rename(temporary, manifestPath);
       await syncDirectory(this.directory);
       this.manifest = manifest;
@@ -441,16 +443,6 @@ function isAlive(pid: number): boolean {
   }
 }
 
-async function writeDurably(path: string, data: string): Promise<void> {
-  const handle = await open(path, 'w');
-  try {
-    await handle.writeFile(data);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
 /** Flushes every file and folder under `path` to disk. */
 async function syncTree(path: string): Promise<void> {
   const entries = await readdir(path, { withFileTypes: true });
@@ -467,17 +459,4 @@ async function syncTree(path: string): Promise<void> {
     }
   }
   await syncDirectory(path);
-}
-
-async function syncDirectory(path: string): Promise<void> {
-  try {
-    const handle = await open(path, 'r');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    // Not every platform can flush a directory; the commit is complete either way.
-  }
 }

@@ -9,7 +9,6 @@ const symbol = Symbol.for(marker);
  * strict mode forbids evaluating part of it client-side.
  */
 export class FilterError extends ZerdaError {
-  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: the brand is read by hasMarker
   private readonly [symbol] = true;
   /** Where in the filter, for example `$and[1].price.$gt`; `''` is the filter itself. */
   readonly path: string;

@@ -1,8 +1,9 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ChunkValidationError, IndexFormatError, throwIfAborted } from '../errors/index.js';
 import { type Chunk, normalizeChunks } from '../model/index.js';
+import { sha256Hex, syncDirectory, writeFileDurably } from '../util/durable-files.js';
 import type { DistanceMetric } from './vector-database.js';
 
 /*
@@ -64,7 +65,7 @@ export async function writeStore(
     metric: snapshot.metric,
     dimension: snapshot.dimension,
     count,
-    vectors: { file: vectorsFile, bytes: binary.byteLength, sha256: sha256(binary) },
+    vectors: { file: vectorsFile, bytes: binary.byteLength, sha256: sha256Hex(binary) },
     chunks: snapshot.chunks,
   };
   const manifestText = JSON.stringify(manifest);
@@ -76,9 +77,9 @@ export async function writeStore(
   const manifestPath = join(directory, MANIFEST_FILE);
   const temporaryManifest = `${manifestPath}.${token}.tmp`;
   try {
-    await writeDurably(vectorsPath, binary);
+    await writeFileDurably(vectorsPath, binary);
     throwIfAborted(signal);
-    await writeDurably(temporaryManifest, manifestText);
+    await writeFileDurably(temporaryManifest, manifestText);
     await rename(temporaryManifest, manifestPath);
   } catch (error) {
     await rm(temporaryManifest, { force: true }).catch(() => undefined);
@@ -118,7 +119,7 @@ export async function readStore(directory: string, signal?: AbortSignal): Promis
     });
   }
   throwIfAborted(signal);
-  if (binary.byteLength !== manifest.vectors.bytes || sha256(binary) !== manifest.vectors.sha256) {
+  if (binary.byteLength !== manifest.vectors.bytes || sha256Hex(binary) !== manifest.vectors.sha256) {
     throw new IndexFormatError({
       message: 'The vectors file does not match the manifest (truncated, corrupt or from another save)',
       path: vectorsPath,
@@ -243,35 +244,6 @@ async function previousVectorsFile(directory: string): Promise<string | undefine
   } catch {
     return undefined;
   }
-}
-
-/** Writes and flushes to disk, so the rename that follows never exposes an unwritten file. */
-async function writeDurably(path: string, data: Uint8Array | string): Promise<void> {
-  const handle = await open(path, 'w');
-  try {
-    await handle.writeFile(data);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-}
-
-/** Flushes the directory entry of the rename where the platform allows it (not on Windows). */
-async function syncDirectory(directory: string): Promise<void> {
-  try {
-    const handle = await open(directory, 'r');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    // Best effort: the save is complete either way.
-  }
-}
-
-function sha256(data: Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex');
 }
 
 function isPositiveInteger(value: unknown): value is number {

@@ -1,5 +1,5 @@
 import { throwIfAborted, ZerdaError } from '../../errors/index.js';
-import { LruCache } from '../../util/lru-cache.js';
+import { LruCache } from '../../util/index.js';
 import type { Embedder } from '../embedder.js';
 
 export interface CachedEmbedderOptions {

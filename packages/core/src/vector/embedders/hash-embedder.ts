@@ -1,6 +1,6 @@
 import { InvalidArgumentError, throwIfAborted } from '../../errors/index.js';
 import { type Analyzer, defaultAnalyzer, normalizeArabic, tokenize } from '../../text/index.js';
-import { LruCache } from '../../util/lru-cache.js';
+import { LruCache } from '../../util/index.js';
 import type { Embedder } from '../embedder.js';
 import { FeatureCounter } from './feature-counter.js';
 import { finish, hashRange, hashStart, hashString, hashUnit } from './hash.js';
