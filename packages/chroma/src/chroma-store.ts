@@ -13,7 +13,7 @@ import {
   embedQueryForStore,
   type FilterConvention,
   InvalidArgumentError,
-  normalizeChunks,
+  prepareAddBatch,
   throwIfAborted,
   type VectorDatabase,
   type VectorDatabaseCapabilities,
@@ -219,14 +219,7 @@ export class ChromaStore implements VectorDatabase<ChromaFilterOptions> {
   async add(input: readonly Chunk[], options: AddOptions = {}): Promise<AddResult> {
     const { embeddings, signal, onProgress } = options;
     throwIfAborted(signal);
-    const chunks = normalizeChunks(input);
-    if (embeddings !== undefined && (!Array.isArray(embeddings) || embeddings.length !== chunks.length)) {
-      throw new InvalidArgumentError({
-        argument: 'embeddings',
-        value: embeddings,
-        message: `expected one vector per chunk (${chunks.length}), got ${Array.isArray(embeddings) ? embeddings.length : typeof embeddings}`,
-      });
-    }
+    const chunks = prepareAddBatch(input, embeddings);
     if (chunks.length === 0) return { ids: [] };
     const vectors: ReadonlyArray<unknown> =
       embeddings ?? (await embedChunksForStore(this.#embedder, chunks, signal));

@@ -14,6 +14,7 @@ import {
   InvalidArgumentError,
   matchesDocIdFilter,
   normalizeChunks,
+  prepareAddBatch,
   throwIfAborted,
   type VectorDatabase,
   type VectorDatabaseCapabilities,
@@ -242,14 +243,7 @@ export class FaissStore implements VectorDatabase<FaissFilterOptions> {
   async add(input: readonly Chunk[], options: AddOptions = {}): Promise<AddResult> {
     const { embeddings, signal, onProgress } = options;
     throwIfAborted(signal);
-    const chunks = normalizeChunks(input);
-    if (embeddings !== undefined && (!Array.isArray(embeddings) || embeddings.length !== chunks.length)) {
-      throw new InvalidArgumentError({
-        argument: 'embeddings',
-        value: embeddings,
-        message: `expected one vector per chunk (${chunks.length}), got ${Array.isArray(embeddings) ? embeddings.length : typeof embeddings}`,
-      });
-    }
+    const chunks = prepareAddBatch(input, embeddings);
     if (chunks.length === 0) return { ids: [] };
     const faiss = await this.loadFaiss();
     const vectors = embeddings ?? (await embedChunksForStore(this.embedder, chunks, signal));

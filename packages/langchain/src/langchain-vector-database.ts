@@ -13,7 +13,7 @@ import {
   type FilterConvention,
   type FilterNode,
   InvalidArgumentError,
-  normalizeChunks,
+  prepareAddBatch,
   throwIfAborted,
   type VectorDatabase,
   type VectorDatabaseCapabilities,
@@ -260,14 +260,7 @@ export class LangChainVectorDatabase<Store extends VectorStoreInterface = Vector
   async add(input: readonly Chunk[], options: AddOptions = {}): Promise<AddResult> {
     const { embeddings, signal, onProgress } = options;
     throwIfAborted(signal);
-    const chunks = normalizeChunks(input);
-    if (embeddings !== undefined && (!Array.isArray(embeddings) || embeddings.length !== chunks.length)) {
-      throw new InvalidArgumentError({
-        argument: 'embeddings',
-        value: embeddings,
-        message: `expected one vector per chunk (${chunks.length}), got ${Array.isArray(embeddings) ? embeddings.length : typeof embeddings}`,
-      });
-    }
+    const chunks = prepareAddBatch(input, embeddings);
     if (chunks.length === 0) return { ids: [] };
 
     let vectors: number[][] | undefined;

@@ -13,10 +13,10 @@ import {
   parseFilter,
   zerdaFilterConvention,
 } from '../filter/index.js';
-import { type Chunk, normalizeChunks } from '../model/index.js';
+import type { Chunk } from '../model/index.js';
 import type { Embedder } from './embedder.js';
 import { type KernelPreference, resolveKernelKind } from './kernels/kernels.js';
-import { embedChunksForStore, embedQueryForStore } from './store-embedding.js';
+import { embedChunksForStore, embedQueryForStore, prepareAddBatch } from './store-embedding.js';
 import { readStore, type StoreSnapshot, writeStore } from './store-files.js';
 import { selectTopK } from './top-k.js';
 import { VectorArena } from './vector-arena.js';
@@ -192,14 +192,7 @@ export class InMemoryVectorStore implements VectorDatabase<InMemoryFilterOptions
   async add(input: readonly Chunk[], options: AddOptions = {}): Promise<AddResult> {
     const { embeddings, signal, onProgress } = options;
     throwIfAborted(signal);
-    const chunks = normalizeChunks(input);
-    if (embeddings !== undefined && (!Array.isArray(embeddings) || embeddings.length !== chunks.length)) {
-      throw new InvalidArgumentError({
-        argument: 'embeddings',
-        value: embeddings,
-        message: `expected one vector per chunk (${chunks.length}), got ${Array.isArray(embeddings) ? embeddings.length : typeof embeddings}`,
-      });
-    }
+    const chunks = prepareAddBatch(input, embeddings);
     if (chunks.length === 0) return { ids: [] };
     const vectors = embeddings ?? (await embedChunksForStore(this.embedder, chunks, signal));
     const { dimension, scales } = this.checkBatch(chunks, vectors);

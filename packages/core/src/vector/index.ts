@@ -10,7 +10,7 @@ export {
   type VectorQuantization,
 } from './in-memory-vector-store.js';
 export { type KernelPreference, wasmSimdSupported } from './kernels/kernels.js';
-export { embedChunksForStore, embedQueryForStore } from './store-embedding.js';
+export { embedChunksForStore, embedQueryForStore, prepareAddBatch } from './store-embedding.js';
 export { selectTopK, type TopK } from './top-k.js';
 export type {
   AddOptions,

@@ -1,6 +1,7 @@
 import { InvalidArgumentError } from '../errors/index.js';
-import type { Chunk } from '../model/index.js';
+import { type Chunk, normalizeChunks } from '../model/index.js';
 import type { Embedder } from './embedder.js';
+import type { AddOptions } from './vector-database.js';
 
 /**
  * What every store does when `add` is given no embeddings: embed the chunks' texts with the
@@ -47,4 +48,21 @@ export async function embedQueryForStore(
   if (embedder.embedQuery !== undefined) return embedder.embedQuery(text, { signal });
   const [vector] = await embedder.embed([text], { signal });
   return vector;
+}
+
+/**
+ * The first step of every store's `add`: the chunks normalised and validated as a batch
+ * (ChunkValidationError naming each bad one, duplicates included), and precomputed embeddings, if
+ * given, checked to be one per chunk. Nothing has been written when this throws.
+ */
+export function prepareAddBatch(input: readonly unknown[], embeddings: AddOptions['embeddings']): Chunk[] {
+  const chunks = normalizeChunks(input);
+  if (embeddings !== undefined && (!Array.isArray(embeddings) || embeddings.length !== chunks.length)) {
+    throw new InvalidArgumentError({
+      argument: 'embeddings',
+      value: embeddings,
+      message: `expected one vector per chunk (${chunks.length}), got ${Array.isArray(embeddings) ? embeddings.length : typeof embeddings}`,
+    });
+  }
+  return chunks;
 }
