@@ -22,4 +22,5 @@ export type {
   VectorSearchOptions,
   VectorSearchResult,
 } from './vector-database.js';
+export { checkVector, isNumberArray } from './vector-input.js';
 export { VectorRetriever, type VectorRetrieverOptions, wrapBackendError } from './vector-retriever.js';
