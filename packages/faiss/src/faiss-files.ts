@@ -1,14 +1,12 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   type Chunk,
   type DistanceMetric,
   IndexFormatError,
-  sha256Hex,
-  syncDirectory,
+  readDataFile,
+  readManifestText,
   throwIfAborted,
-  writeFileDurably,
+  writeManifestSave,
 } from '@zerda/core';
 import { FaissFormatProblem, type FaissIndexLayout, readIndexLayout } from './faiss-index-format.js';
 
@@ -67,71 +65,34 @@ export async function writeFaissSave(
   index: Uint8Array,
   signal?: AbortSignal,
 ): Promise<void> {
-  const token = randomBytes(8).toString('hex');
-  const indexFile = `zerda-faiss-${token}.index`;
-  const manifest: FaissManifest = {
-    format: FORMAT,
-    version: FORMAT_VERSION,
-    ...contents,
-    index: { file: indexFile, bytes: index.byteLength, sha256: sha256Hex(index) },
-  };
-  const manifestText = JSON.stringify(manifest);
-  throwIfAborted(signal);
-
-  await mkdir(directory, { recursive: true });
-  const previous = await previousIndexFile(directory);
-  const indexPath = join(directory, indexFile);
-  const manifestPath = join(directory, MANIFEST_FILE);
-  const temporaryManifest = `${manifestPath}.${token}.tmp`;
-  try {
-    await writeFileDurably(indexPath, index);
-    throwIfAborted(signal);
-    await writeFileDurably(temporaryManifest, manifestText);
-    await rename(temporaryManifest, manifestPath);
-  } catch (error) {
-    await rm(temporaryManifest, { force: true }).catch(() => undefined);
-    await rm(indexPath, { force: true }).catch(() => undefined);
-    throw error;
-  }
-  await syncDirectory(directory);
-  if (previous !== undefined && previous !== indexFile) {
-    await rm(join(directory, previous), { force: true }).catch(() => undefined);
-  }
+  await writeManifestSave({
+    directory,
+    manifestFile: MANIFEST_FILE,
+    dataPrefix: 'zerda-faiss',
+    dataExtension: '.index',
+    data: index,
+    manifest: (reference): FaissManifest => ({
+      format: FORMAT,
+      version: FORMAT_VERSION,
+      ...contents,
+      index: reference,
+    }),
+    dataFileOf: (manifest) => (manifest as { index?: { file?: unknown } }).index?.file,
+    signal,
+  });
 }
 
 /** Reads and checks a save; anything missing, corrupt or inconsistent is an IndexFormatError. */
 export async function readFaissSave(directory: string, signal?: AbortSignal): Promise<FaissSave> {
   const manifestPath = join(directory, MANIFEST_FILE);
-  let text: string;
-  try {
-    text = await readFile(manifestPath, 'utf8');
-  } catch (error) {
-    throw new IndexFormatError({
-      message: 'No saved FAISS store could be read here',
-      path: manifestPath,
-      cause: error,
-    });
-  }
+  const manifest = parseManifest(
+    await readManifestText(directory, MANIFEST_FILE, 'FAISS store'),
+    manifestPath,
+  );
   throwIfAborted(signal);
-  const manifest = parseManifest(text, manifestPath);
   const indexPath = join(directory, manifest.index.file);
-  let index: Uint8Array;
-  try {
-    index = await readFile(indexPath);
-  } catch (error) {
-    throw new IndexFormatError({
-      message: 'The FAISS index file named by the manifest is missing',
-      path: indexPath,
-      cause: error,
-    });
-  }
+  const index = await readDataFile(directory, manifest.index, 'FAISS index file');
   throwIfAborted(signal);
-  if (index.byteLength !== manifest.index.bytes || sha256Hex(index) !== manifest.index.sha256) {
-    throw new IndexFormatError({
-      message: 'The FAISS index file does not match the manifest (truncated, corrupt or from another save)',
-      path: indexPath,
-    });
-  }
   let layout: FaissIndexLayout;
   try {
     layout = readIndexLayout(index);
@@ -234,18 +195,6 @@ function parseManifest(text: string, path: string): FaissManifest {
     return fail('A flat index has no deleted entries');
   }
   return manifest as unknown as FaissManifest;
-}
-
-async function previousIndexFile(directory: string): Promise<string | undefined> {
-  try {
-    const manifest = JSON.parse(await readFile(join(directory, MANIFEST_FILE), 'utf8')) as {
-      index?: { file?: unknown };
-    };
-    const file = manifest.index?.file;
-    return typeof file === 'string' && INDEX_FILE_PATTERN.test(file) ? file : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 function isPositiveInteger(value: unknown): value is number {

@@ -1,9 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ChunkValidationError, IndexFormatError, throwIfAborted } from '../errors/index.js';
 import { type Chunk, normalizeChunks } from '../model/index.js';
-import { sha256Hex, syncDirectory, writeFileDurably } from '../util/durable-files.js';
+import { readDataFile, readManifestText, writeManifestSave } from '../util/index.js';
 import type { DistanceMetric } from './vector-database.js';
 
 /*
@@ -56,75 +54,37 @@ export async function writeStore(
   signal?: AbortSignal,
 ): Promise<void> {
   const count = snapshot.chunks.length;
-  const binary = encodeVectors(snapshot, count);
-  const token = randomBytes(8).toString('hex');
-  const vectorsFile = `zerda-vectors-${token}.bin`;
-  const manifest: Manifest = {
-    format: FORMAT,
-    version: FORMAT_VERSION,
-    metric: snapshot.metric,
-    dimension: snapshot.dimension,
-    count,
-    vectors: { file: vectorsFile, bytes: binary.byteLength, sha256: sha256Hex(binary) },
-    chunks: snapshot.chunks,
-  };
-  const manifestText = JSON.stringify(manifest);
-  throwIfAborted(signal);
-
-  await mkdir(directory, { recursive: true });
-  const previous = await previousVectorsFile(directory);
-  const vectorsPath = join(directory, vectorsFile);
-  const manifestPath = join(directory, MANIFEST_FILE);
-  const temporaryManifest = `${manifestPath}.${token}.tmp`;
-  try {
-    await writeFileDurably(vectorsPath, binary);
-    throwIfAborted(signal);
-    await writeFileDurably(temporaryManifest, manifestText);
-    await rename(temporaryManifest, manifestPath);
-  } catch (error) {
-    await rm(temporaryManifest, { force: true }).catch(() => undefined);
-    await rm(vectorsPath, { force: true }).catch(() => undefined);
-    throw error;
-  }
-  await syncDirectory(directory);
-  if (previous !== undefined && previous !== vectorsFile) {
-    await rm(join(directory, previous), { force: true }).catch(() => undefined);
-  }
+  await writeManifestSave({
+    directory,
+    manifestFile: MANIFEST_FILE,
+    dataPrefix: 'zerda-vectors',
+    dataExtension: '.bin',
+    data: encodeVectors(snapshot, count),
+    manifest: (vectors): Manifest => ({
+      format: FORMAT,
+      version: FORMAT_VERSION,
+      metric: snapshot.metric,
+      dimension: snapshot.dimension,
+      count,
+      vectors,
+      chunks: snapshot.chunks,
+    }),
+    dataFileOf: (manifest) => (manifest as { vectors?: { file?: unknown } }).vectors?.file,
+    signal,
+  });
 }
 
 /** Reads and checks a save; anything missing, corrupt or inconsistent is an IndexFormatError. */
 export async function readStore(directory: string, signal?: AbortSignal): Promise<StoreSnapshot> {
   const manifestPath = join(directory, MANIFEST_FILE);
-  let text: string;
-  try {
-    text = await readFile(manifestPath, 'utf8');
-  } catch (error) {
-    throw new IndexFormatError({
-      message: 'No saved vector store could be read here',
-      path: manifestPath,
-      cause: error,
-    });
-  }
+  const manifest = parseManifest(
+    await readManifestText(directory, MANIFEST_FILE, 'vector store'),
+    manifestPath,
+  );
   throwIfAborted(signal);
-  const manifest = parseManifest(text, manifestPath);
+  const binary = await readDataFile(directory, manifest.vectors, 'vectors file');
+  throwIfAborted(signal);
   const vectorsPath = join(directory, manifest.vectors.file);
-  let binary: Uint8Array;
-  try {
-    binary = await readFile(vectorsPath);
-  } catch (error) {
-    throw new IndexFormatError({
-      message: 'The vectors file named by the manifest is missing',
-      path: vectorsPath,
-      cause: error,
-    });
-  }
-  throwIfAborted(signal);
-  if (binary.byteLength !== manifest.vectors.bytes || sha256Hex(binary) !== manifest.vectors.sha256) {
-    throw new IndexFormatError({
-      message: 'The vectors file does not match the manifest (truncated, corrupt or from another save)',
-      path: vectorsPath,
-    });
-  }
   const vectors = decodeVectors(binary, manifest, vectorsPath);
   let chunks: Chunk[];
   try {
@@ -232,18 +192,6 @@ function decodeVectors(binary: Uint8Array, manifest: Manifest, path: string): Fl
     }
   }
   return vectors;
-}
-
-async function previousVectorsFile(directory: string): Promise<string | undefined> {
-  try {
-    const manifest = JSON.parse(await readFile(join(directory, MANIFEST_FILE), 'utf8')) as {
-      vectors?: { file?: unknown };
-    };
-    const file = manifest.vectors?.file;
-    return typeof file === 'string' && VECTORS_FILE_PATTERN.test(file) ? file : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 function isPositiveInteger(value: unknown): value is number {
