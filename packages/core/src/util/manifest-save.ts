@@ -107,7 +107,7 @@ export async function readDataFile(
 }
 
 async function previousDataFile(options: ManifestSaveOptions): Promise<string | undefined> {
-  const pattern = new RegExp(`^${escape(options.dataPrefix)}-[0-9a-f]{16}${escape(options.dataExtension)}$`);
+  const pattern = new RegExp(`^${escapeRegExp(options.dataPrefix)}-[0-9a-f]{16}${escapeRegExp(options.dataExtension)}$`);
   try {
     const manifest: unknown = JSON.parse(
       await readFile(join(options.directory, options.manifestFile), 'utf8'),
@@ -119,6 +119,6 @@ async function previousDataFile(options: ManifestSaveOptions): Promise<string | 
   }
 }
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
