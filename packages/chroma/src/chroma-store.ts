@@ -2,6 +2,7 @@ import {
   type AddOptions,
   type AddResult,
   BackendError,
+  BatchWriteError,
   type ChromaWhere,
   type Chunk,
   type ChunkProblem,
@@ -252,12 +253,15 @@ export class ChromaStore implements VectorDatabase<ChromaFilterOptions> {
       }
     } catch (error) {
       if (written > 0 && BackendError.isInstance(error)) {
-        throw new BackendError({
+        // Requests go one after another, so exactly the records before `written` are stored.
+        throw new BatchWriteError({
           backend: 'chroma',
           operation: 'add',
           message: `${written} of ${records.length} chunks were written before this failure (adding them again is safe): ${error.message}`,
           cause: error,
           retryable: error.retryable,
+          writtenIds: records.slice(0, written).map((record) => record.id),
+          failedIds: records.slice(written).map((record) => record.id),
         });
       }
       throw error;

@@ -1,6 +1,7 @@
 // @zerda/pinecone: Zerda's Pinecone backend over the official client.
 
-export { BatchWriteError } from './batch-write-error.js';
+// Re-exported from core, where every backend's partial-write error lives.
+export { BatchWriteError } from '@zerda/core';
 export { pineconeLimits } from './pinecone-records.js';
 export {
   connectPineconeStore,

@@ -1,6 +1,5 @@
-import { AbortedError, BackendError, type Chunk } from '@zerda/core';
+import { AbortedError, BackendError, BatchWriteError, type Chunk } from '@zerda/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BatchWriteError } from './batch-write-error.js';
 import { createPineconeStore } from './pinecone-store.js';
 import type { RetryEvent } from './retry.js';
 import { type LoopbackPinecone, startLoopbackPinecone, unusedPort } from './test-utils/loopback-pinecone.js';

@@ -4,6 +4,7 @@ import {
   type AddOptions,
   type AddResult,
   BackendError,
+  BatchWriteError,
   type Chunk,
   type ChunkProblem,
   ChunkValidationError,
@@ -25,7 +26,6 @@ import {
   type VectorSearchResult,
   type Warning,
 } from '@zerda/core';
-import { BatchWriteError } from './batch-write-error.js';
 import {
   fromPineconeMetadata,
   type PineconeWireRecord,

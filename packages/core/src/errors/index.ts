@@ -1,5 +1,6 @@
 export { AbortedError, throwIfAborted } from './aborted-error.js';
 export { BackendError } from './backend-error.js';
+export { BatchWriteError } from './batch-write-error.js';
 export { type ChunkProblem, ChunkValidationError } from './chunk-validation-error.js';
 export { FilterError } from './filter-error.js';
 export { IndexFormatError } from './index-format-error.js';

@@ -1,4 +1,5 @@
-import { BackendError } from '@zerda/core';
+import { BackendError } from './backend-error.js';
+import { hasMarker } from './zerda-error.js';
 
 const marker = 'zerda.error.BatchWriteError';
 const symbol = Symbol.for(marker);
@@ -10,7 +11,6 @@ const symbol = Symbol.for(marker);
  * Upserts are idempotent, so writing `failedIds` again is safe. Both lists are in input order.
  */
 export class BatchWriteError extends BackendError {
-  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: the brand is read by isInstance
   private readonly [symbol] = true;
   /** Ids the backend confirmed as written. */
   readonly writtenIds: string[];
@@ -41,11 +41,6 @@ export class BatchWriteError extends BackendError {
   }
 
   static override isInstance(error: unknown): error is BatchWriteError {
-    return (
-      error != null &&
-      typeof error === 'object' &&
-      symbol in error &&
-      (error as Record<symbol, unknown>)[symbol] === true
-    );
+    return hasMarker(error, marker);
   }
 }
