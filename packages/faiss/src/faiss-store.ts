@@ -4,6 +4,7 @@ import {
   type Chunk,
   type ChunkProblem,
   ChunkValidationError,
+  checkStoreSettings,
   type DistanceMetric,
   type Embedder,
   embedChunksForStore,
@@ -163,32 +164,12 @@ export class FaissStore implements VectorDatabase<FaissFilterOptions> {
       compactRatio = 0.25,
       faiss,
     } = settings;
-    if (metric !== 'cosine' && metric !== 'dot' && metric !== 'l2') {
-      throw new InvalidArgumentError({
-        argument: 'metric',
-        value: metric,
-        message: "expected 'cosine', 'dot' or 'l2'",
-      });
-    }
+    checkStoreSettings({ metric, dimension, embedder });
     if (indexType !== 'flat' && indexType !== 'hnsw') {
       throw new InvalidArgumentError({
         argument: 'indexType',
         value: indexType,
         message: "expected 'flat' or 'hnsw'",
-      });
-    }
-    if (dimension !== undefined && !isPositiveInteger(dimension)) {
-      throw new InvalidArgumentError({
-        argument: 'dimension',
-        value: dimension,
-        message: 'expected a positive integer',
-      });
-    }
-    if (embedder !== undefined && dimension !== undefined && embedder.dimension !== dimension) {
-      throw new InvalidArgumentError({
-        argument: 'dimension',
-        value: dimension,
-        message: `the embedder produces ${embedder.dimension} dimensions`,
       });
     }
     const parameters = { ...DEFAULT_HNSW, ...definedOnly(hnsw ?? {}) };

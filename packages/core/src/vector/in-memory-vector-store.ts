@@ -16,8 +16,13 @@ import {
 import type { Chunk } from '../model/index.js';
 import type { Embedder } from './embedder.js';
 import { type KernelPreference, resolveKernelKind } from './kernels/kernels.js';
-import { embedChunksForStore, embedQueryForStore, prepareAddBatch } from './store-embedding.js';
 import { readStore, type StoreSnapshot, writeStore } from './store-files.js';
+import {
+  checkStoreSettings,
+  embedChunksForStore,
+  embedQueryForStore,
+  prepareAddBatch,
+} from './store-helpers.js';
 import { selectTopK } from './top-k.js';
 import { VectorArena } from './vector-arena.js';
 import type {
@@ -128,32 +133,12 @@ export class InMemoryVectorStore implements VectorDatabase<InMemoryFilterOptions
       rescore = {},
       kernel = 'auto',
     } = settings;
-    if (metric !== 'cosine' && metric !== 'dot' && metric !== 'l2') {
-      throw new InvalidArgumentError({
-        argument: 'metric',
-        value: metric,
-        message: "expected 'cosine', 'dot' or 'l2'",
-      });
-    }
+    checkStoreSettings({ metric, dimension, embedder });
     if (quantization !== 'none' && quantization !== 'int8') {
       throw new InvalidArgumentError({
         argument: 'quantization',
         value: quantization,
         message: "expected 'none' or 'int8'",
-      });
-    }
-    if (dimension !== undefined && !isPositiveInteger(dimension)) {
-      throw new InvalidArgumentError({
-        argument: 'dimension',
-        value: dimension,
-        message: 'expected a positive integer',
-      });
-    }
-    if (embedder !== undefined && dimension !== undefined && embedder.dimension !== dimension) {
-      throw new InvalidArgumentError({
-        argument: 'dimension',
-        value: dimension,
-        message: `the embedder produces ${embedder.dimension} dimensions`,
       });
     }
     const { factor = 4, minimum = 100 } = rescore;

@@ -10,7 +10,12 @@ export {
   type VectorQuantization,
 } from './in-memory-vector-store.js';
 export { type KernelPreference, wasmSimdSupported } from './kernels/kernels.js';
-export { embedChunksForStore, embedQueryForStore, prepareAddBatch } from './store-embedding.js';
+export {
+  checkStoreSettings,
+  embedChunksForStore,
+  embedQueryForStore,
+  prepareAddBatch,
+} from './store-helpers.js';
 export { selectTopK, type TopK } from './top-k.js';
 export type {
   AddOptions,
