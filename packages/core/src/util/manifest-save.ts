@@ -107,7 +107,9 @@ export async function readDataFile(
 }
 
 async function previousDataFile(options: ManifestSaveOptions): Promise<string | undefined> {
-  const pattern = new RegExp(`^${escapeRegExp(options.dataPrefix)}-[0-9a-f]{16}${escapeRegExp(options.dataExtension)}$`);
+  const pattern = new RegExp(
+    `^${escapeRegExp(options.dataPrefix)}-[0-9a-f]{16}${escapeRegExp(options.dataExtension)}$`,
+  );
   try {
     const manifest: unknown = JSON.parse(
       await readFile(join(options.directory, options.manifestFile), 'utf8'),
