@@ -2,7 +2,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Chunk, InMemoryVectorStore } from '@zerda/core';
-import { collectGarbage, formatBytes, meanOverlap, percentile } from '../lib/measure.js';
+import { formatBytes, meanOverlap, percentile } from '../lib/measure.js';
+import {
+  clusteredVectors,
+  DIMENSION,
+  round,
+  settledBytes,
+  timeInterleaved,
+  type VectorData,
+} from '../lib/vector-bench.js';
 import type { BenchRow, BenchSuite, BenchSuiteOptions } from '../report.js';
 
 /*
@@ -20,7 +28,6 @@ import type { BenchRow, BenchSuite, BenchSuiteOptions } from '../report.js';
  * Needs faiss-node built (bash scripts/setup-faiss.sh); without it the suite says so and skips.
  */
 
-const DIMENSION = 384;
 const TOP_K = 10;
 const QUERY_BUDGET_MS = 30_000;
 const MIN_QUERIES = 20;
@@ -29,12 +36,6 @@ const REFERENCE = 'zerda exact';
 // Imported lazily (and by path: the bench does not depend on @zerda/faiss), so that the other
 // suites run on a machine without a faiss-node build.
 type FaissPackage = typeof import('@zerda/faiss');
-
-interface VectorData {
-  vectors: Float32Array;
-  queries: Float32Array[];
-  ids: string[];
-}
 
 interface Built {
   search(query: Float32Array): Promise<string[]>;
@@ -205,7 +206,7 @@ async function run({ sizes, queries: queryCount, skip, log }: BenchSuiteOptions)
     }
     const saved = shared.get('hnsw') as { directory: string } | undefined;
     if (saved !== undefined) await rm(saved.directory, { recursive: true, force: true });
-    await timeInterleaved(contenders, data.queries);
+    await timeInterleaved(contenders, data.queries, { budgetMs: QUERY_BUDGET_MS, minQueries: MIN_QUERIES });
     const reference = contenders.find((contender) => contender.system.name === REFERENCE)?.results;
     for (const { system, built, buildMs, memoryBytes, latencies, results } of contenders) {
       const searchMs = latencies.reduce((sum, ms) => sum + ms, 0);
@@ -238,90 +239,6 @@ async function run({ sizes, queries: queryCount, skip, log }: BenchSuiteOptions)
     }
   }
   return rows;
-}
-
-/** Query i goes to each system in turn (a different one first each time); see suites/vector.ts. */
-async function timeInterleaved(contenders: Contender[], queries: Float32Array[]): Promise<void> {
-  const warmup = Math.min(10, queries.length);
-  for (const contender of contenders) {
-    for (let index = 0; index < warmup; index++) await contender.built.search(queries[index]!);
-  }
-  const spent = new Map<Contender, number>();
-  for (let index = 0; index < queries.length; index++) {
-    for (let turn = 0; turn < contenders.length; turn++) {
-      const contender = contenders[(index + turn) % contenders.length]!;
-      const used = spent.get(contender) ?? 0;
-      if (used > QUERY_BUDGET_MS && contender.latencies.length >= MIN_QUERIES) continue;
-      const started = performance.now();
-      const result = await contender.built.search(queries[index]!);
-      const ms = performance.now() - started;
-      contender.latencies.push(ms);
-      contender.results.push(result);
-      spent.set(contender, used + ms);
-    }
-  }
-}
-
-async function settledBytes(): Promise<number> {
-  collectGarbage();
-  await new Promise((resolve) => setTimeout(resolve, 100));
-  collectGarbage();
-  const usage = process.memoryUsage();
-  return usage.heapUsed + usage.external;
-}
-
-/**
- * The data of suites/vector.ts (same generator, same seed): unit vectors from a mixture of 100
- * centroids in a 16-dimensional space projected to 384 dimensions, plus a little noise.
- */
-function clusteredVectors(count: number, queryCount: number, seed: number): VectorData {
-  const clusters = 100;
-  const subspace = 16;
-  const random = seededRandom(seed);
-  const normal = (): number => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
-  const projection = Float64Array.from(
-    { length: subspace * DIMENSION },
-    () => normal() / Math.sqrt(subspace),
-  );
-  const centroids = Array.from({ length: clusters }, () => Float64Array.from({ length: subspace }, normal));
-  const latent = new Float64Array(subspace);
-  const point = (target: Float32Array, offset: number): void => {
-    const centroid = centroids[Math.floor(random() * clusters)]!;
-    for (let l = 0; l < subspace; l++) latent[l] = centroid[l]! + 0.35 * normal();
-    let norm = 0;
-    for (let j = 0; j < DIMENSION; j++) {
-      let value = 0.02 * normal();
-      for (let l = 0; l < subspace; l++) value += latent[l]! * projection[l * DIMENSION + j]!;
-      target[offset + j] = value;
-      norm += value * value;
-    }
-    const inverse = 1 / Math.sqrt(norm);
-    for (let j = 0; j < DIMENSION; j++) target[offset + j] = target[offset + j]! * inverse;
-  };
-  const vectors = new Float32Array(count * DIMENSION);
-  for (let row = 0; row < count; row++) point(vectors, row * DIMENSION);
-  const queries = Array.from({ length: queryCount }, () => {
-    const query = new Float32Array(DIMENSION);
-    point(query, 0);
-    return query;
-  });
-  return { vectors, queries, ids: Array.from({ length: count }, (_, row) => `v${row}`) };
-}
-
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function round(value: number, digits = 1): number {
-  const factor = 10 ** digits;
-  return Math.round(value * factor) / factor;
 }
 
 export const faissSuite: BenchSuite = {

@@ -1,6 +1,14 @@
 import { type Chunk, InMemoryVectorStore, type InMemoryVectorStoreSettings } from '@zerda/core';
 import usearch from 'usearch';
-import { collectGarbage, formatBytes, meanOverlap, percentile } from '../lib/measure.js';
+import { formatBytes, meanOverlap, percentile } from '../lib/measure.js';
+import {
+  clusteredVectors,
+  DIMENSION,
+  round,
+  settledBytes,
+  timeInterleaved,
+  type VectorData,
+} from '../lib/vector-bench.js';
 import type { BenchRow, BenchSuite, BenchSuiteOptions } from '../report.js';
 
 /*
@@ -14,20 +22,12 @@ import type { BenchRow, BenchSuite, BenchSuiteOptions } from '../report.js';
  * systems (see `timeInterleaved`), so a busy machine slows them all alike.
  */
 
-const DIMENSION = 384;
 const TOP_K = 10;
 /** Search time one system may spend at one size; slower systems are timed on fewer queries. */
 const QUERY_BUDGET_MS = 30_000;
 const MIN_QUERIES = 20;
 /** Which system's results recall is measured against, the first that ran. */
 const REFERENCE_ORDER = ['plain js', 'usearch exact 1t', 'usearch exact', 'zerda exact'];
-
-interface VectorData {
-  /** size x DIMENSION unit vectors, row after row. */
-  vectors: Float32Array;
-  queries: Float32Array[];
-  ids: string[];
-}
 
 interface BuiltSystem {
   /** Top-10 ids, best first. */
@@ -159,7 +159,7 @@ async function run({ sizes, queries: queryCount, skip, log }: BenchSuiteOptions)
         `vector: ${system.name} @ ${size}: built in ${Math.round(buildMs)} ms, ${formatBytes(memoryBytes)}`,
       );
     }
-    await timeInterleaved(contenders, data.queries);
+    await timeInterleaved(contenders, data.queries, { budgetMs: QUERY_BUDGET_MS, minQueries: MIN_QUERIES });
     // The float64 scan when it ran, else another exact system (when the slow ones are skipped).
     const referenceSystem = REFERENCE_ORDER.map((name) =>
       contenders.find((contender) => contender.system.name === name),
@@ -206,103 +206,6 @@ interface Contender {
   latencies: number[];
   /** Top-10 ids of the timed queries, query i at position i. */
   results: string[][];
-}
-
-/**
- * Times every system on the same queries, interleaved: query i goes to each system in turn
- * (starting with a different one each time), so that a change in the machine's load (other
- * processes, garbage collection) falls on all systems alike rather than on whichever ran then.
- * A system stops once it has spent its time budget.
- */
-async function timeInterleaved(contenders: Contender[], queries: Float32Array[]): Promise<void> {
-  const warmup = Math.min(10, queries.length);
-  for (const contender of contenders) {
-    for (let index = 0; index < warmup; index++) await contender.built.search(queries[index]!);
-  }
-  const spent = new Map<Contender, number>();
-  for (let index = 0; index < queries.length; index++) {
-    for (let turn = 0; turn < contenders.length; turn++) {
-      const contender = contenders[(index + turn) % contenders.length]!;
-      const used = spent.get(contender) ?? 0;
-      if (used > QUERY_BUDGET_MS && contender.latencies.length >= MIN_QUERIES) continue;
-      const started = performance.now();
-      const result = await contender.built.search(queries[index]!);
-      const ms = performance.now() - started;
-      contender.latencies.push(ms);
-      contender.results.push(result);
-      spent.set(contender, used + ms);
-    }
-  }
-}
-
-/**
- * Heap plus external memory (typed arrays, WebAssembly memories) after a full collection. Waits
- * a moment, because V8 frees array buffers of collected objects on a background thread, so the
- * previous system's memory would otherwise still be counted.
- */
-async function settledBytes(): Promise<number> {
-  collectGarbage();
-  await new Promise((resolve) => setTimeout(resolve, 100));
-  collectGarbage();
-  const usage = process.memoryUsage();
-  return usage.heapUsed + usage.external;
-}
-
-/**
- * Unit vectors with neighbourhoods, like real embeddings (random Gaussian vectors have none, so
- * recall on them means nothing): a mixture of 100 centroids in a 16-dimensional space, projected
- * to 384 dimensions by a fixed random map, plus a little noise. Queries come from the same
- * distribution. Seeded, so every run searches the same data.
- */
-function clusteredVectors(count: number, queryCount: number, seed: number): VectorData {
-  const clusters = 100;
-  const subspace = 16;
-  const random = seededRandom(seed);
-  const normal = (): number => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
-  const projection = Float64Array.from(
-    { length: subspace * DIMENSION },
-    () => normal() / Math.sqrt(subspace),
-  );
-  const centroids = Array.from({ length: clusters }, () => Float64Array.from({ length: subspace }, normal));
-  const latent = new Float64Array(subspace);
-  const point = (target: Float32Array, offset: number): void => {
-    const centroid = centroids[Math.floor(random() * clusters)]!;
-    for (let l = 0; l < subspace; l++) latent[l] = centroid[l]! + 0.35 * normal();
-    let norm = 0;
-    for (let j = 0; j < DIMENSION; j++) {
-      let value = 0.02 * normal();
-      for (let l = 0; l < subspace; l++) value += latent[l]! * projection[l * DIMENSION + j]!;
-      target[offset + j] = value;
-      norm += value * value;
-    }
-    const inverse = 1 / Math.sqrt(norm);
-    for (let j = 0; j < DIMENSION; j++) target[offset + j] = target[offset + j]! * inverse;
-  };
-  const vectors = new Float32Array(count * DIMENSION);
-  for (let row = 0; row < count; row++) point(vectors, row * DIMENSION);
-  const queries = Array.from({ length: queryCount }, () => {
-    const query = new Float32Array(DIMENSION);
-    point(query, 0);
-    return query;
-  });
-  return { vectors, queries, ids: Array.from({ length: count }, (_, row) => `v${row}`) };
-}
-
-/** mulberry32: a small seeded uniform generator. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function round(value: number, digits = 1): number {
-  const factor = 10 ** digits;
-  return Math.round(value * factor) / factor;
 }
 
 export const vectorSuite: BenchSuite = {

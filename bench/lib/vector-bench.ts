@@ -1,0 +1,111 @@
+/**
+ * What the vector-search suites share: clustered test vectors with real neighbourhoods, and
+ * interleaved timing of several systems on the same queries.
+ */
+import { mulberry32 } from '../corpus/synthetic.js';
+import { collectGarbage } from './measure.js';
+
+export const DIMENSION = 384;
+
+export interface VectorData {
+  /** size x DIMENSION unit vectors, row after row. */
+  vectors: Float32Array;
+  queries: Float32Array[];
+  ids: string[];
+}
+
+/** A built system as the timing loop sees it: top-10 ids for a query vector. */
+export interface TimedContender {
+  built: { search(query: Float32Array): string[] | Promise<string[]> };
+  latencies: number[];
+  /** Top-10 ids of the timed queries, query i at position i. */
+  results: string[][];
+}
+
+/**
+ * Times every system on the same queries, interleaved: query i goes to each system in turn
+ * (starting with a different one each time), so that a change in the machine's load (other
+ * processes, garbage collection) falls on all systems alike rather than on whichever ran then.
+ * A system stops once it has spent `budgetMs` and timed at least `minQueries`.
+ */
+export async function timeInterleaved(
+  contenders: TimedContender[],
+  queries: Float32Array[],
+  { budgetMs, minQueries }: { budgetMs: number; minQueries: number },
+): Promise<void> {
+  const warmup = Math.min(10, queries.length);
+  for (const contender of contenders) {
+    for (let index = 0; index < warmup; index++) await contender.built.search(queries[index]!);
+  }
+  const spent = new Map<TimedContender, number>();
+  for (let index = 0; index < queries.length; index++) {
+    for (let turn = 0; turn < contenders.length; turn++) {
+      const contender = contenders[(index + turn) % contenders.length]!;
+      const used = spent.get(contender) ?? 0;
+      if (used > budgetMs && contender.latencies.length >= minQueries) continue;
+      const started = performance.now();
+      const result = await contender.built.search(queries[index]!);
+      const ms = performance.now() - started;
+      contender.latencies.push(ms);
+      contender.results.push(result);
+      spent.set(contender, used + ms);
+    }
+  }
+}
+
+/**
+ * Heap plus external memory (typed arrays, WebAssembly memories) after a full collection. Waits
+ * a moment, because V8 frees array buffers of collected objects on a background thread, so the
+ * previous system's memory would otherwise still be counted.
+ */
+export async function settledBytes(): Promise<number> {
+  collectGarbage();
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  collectGarbage();
+  const usage = process.memoryUsage();
+  return usage.heapUsed + usage.external;
+}
+
+/**
+ * Unit vectors from a mixture of 100 centroids in a 16-dimensional space projected to 384
+ * dimensions, plus a little noise: low effective dimension, so nearest neighbours are meaningful
+ * (random Gaussian vectors have none, and approximate-search recall on them means nothing).
+ */
+export function clusteredVectors(count: number, queryCount: number, seed: number): VectorData {
+  const clusters = 100;
+  const subspace = 16;
+  const random = mulberry32(seed);
+  const normal = (): number => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+  const projection = Float64Array.from(
+    { length: subspace * DIMENSION },
+    () => normal() / Math.sqrt(subspace),
+  );
+  const centroids = Array.from({ length: clusters }, () => Float64Array.from({ length: subspace }, normal));
+  const latent = new Float64Array(subspace);
+  const point = (target: Float32Array, offset: number): void => {
+    const centroid = centroids[Math.floor(random() * clusters)]!;
+    for (let l = 0; l < subspace; l++) latent[l] = centroid[l]! + 0.35 * normal();
+    let norm = 0;
+    for (let j = 0; j < DIMENSION; j++) {
+      let value = 0.02 * normal();
+      for (let l = 0; l < subspace; l++) value += latent[l]! * projection[l * DIMENSION + j]!;
+      target[offset + j] = value;
+      norm += value * value;
+    }
+    const inverse = 1 / Math.sqrt(norm);
+    for (let j = 0; j < DIMENSION; j++) target[offset + j] = target[offset + j]! * inverse;
+  };
+  const vectors = new Float32Array(count * DIMENSION);
+  for (let row = 0; row < count; row++) point(vectors, row * DIMENSION);
+  const queries = Array.from({ length: queryCount }, () => {
+    const query = new Float32Array(DIMENSION);
+    point(query, 0);
+    return query;
+  });
+  return { vectors, queries, ids: Array.from({ length: count }, (_, row) => `v${row}`) };
+}
+
+export function round(value: number, digits = 1): number {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}
