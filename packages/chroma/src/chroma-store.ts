@@ -7,6 +7,7 @@ import {
   type Chunk,
   type ChunkProblem,
   ChunkValidationError,
+  checkVectorSearchOptions,
   createChromaFilterConvention,
   type DistanceMetric,
   type Embedder,
@@ -582,24 +583,8 @@ function parseServerUrl(url: string): { host: string; port: number; ssl: boolean
 }
 
 function checkSearchOptions(options: ChromaSearchOptions): ChromaSearchOptions {
-  if (options === null || typeof options !== 'object') {
-    throw new InvalidArgumentError({
-      argument: 'options',
-      value: options,
-      message: 'expected an object with topK',
-    });
-  }
-  const { topK, scoreThreshold, where } = options;
-  if (typeof topK !== 'number' || !Number.isSafeInteger(topK) || topK <= 0) {
-    throw new InvalidArgumentError({ argument: 'topK', value: topK, message: 'expected a positive integer' });
-  }
-  if (scoreThreshold !== undefined && (typeof scoreThreshold !== 'number' || Number.isNaN(scoreThreshold))) {
-    throw new InvalidArgumentError({
-      argument: 'scoreThreshold',
-      value: scoreThreshold,
-      message: 'expected a number',
-    });
-  }
+  checkVectorSearchOptions(options);
+  const { where } = options;
   if (where !== undefined && (where === null || typeof where !== 'object' || Array.isArray(where))) {
     throw new InvalidArgumentError({
       argument: 'where',

@@ -5,6 +5,7 @@ import {
   type ChunkProblem,
   ChunkValidationError,
   checkStoreSettings,
+  checkVectorSearchOptions,
   type DistanceMetric,
   type Embedder,
   embedChunksForStore,
@@ -744,30 +745,7 @@ export function createFaissStore(settings?: FaissStoreSettings): FaissStore {
 const FOREIGN_FILTER_OPTIONS = ['filter', 'where'] as const;
 
 function checkSearchOptions(options: FaissSearchOptions): FaissSearchOptions {
-  if (options === null || typeof options !== 'object') {
-    throw new InvalidArgumentError({
-      argument: 'options',
-      value: options,
-      message: 'expected an object with topK',
-    });
-  }
-  if (!isPositiveInteger(options.topK)) {
-    throw new InvalidArgumentError({
-      argument: 'topK',
-      value: options.topK,
-      message: 'expected a positive integer',
-    });
-  }
-  if (
-    options.scoreThreshold !== undefined &&
-    (typeof options.scoreThreshold !== 'number' || Number.isNaN(options.scoreThreshold))
-  ) {
-    throw new InvalidArgumentError({
-      argument: 'scoreThreshold',
-      value: options.scoreThreshold,
-      message: 'expected a number',
-    });
-  }
+  checkVectorSearchOptions(options);
   const { docIdFilter } = options;
   if (
     docIdFilter !== undefined &&

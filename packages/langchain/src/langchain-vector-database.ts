@@ -7,6 +7,7 @@ import {
   type Chunk,
   type ChunkProblem,
   ChunkValidationError,
+  checkVectorSearchOptions,
   compileFilter,
   type DistanceMetric,
   type Embedder,
@@ -612,29 +613,7 @@ function nativeConvention(
 }
 
 function checkSearchOptions<Filter>(options: LangChainSearchOptions<Filter>): LangChainSearchOptions<Filter> {
-  if (options === null || typeof options !== 'object') {
-    throw new InvalidArgumentError({
-      argument: 'options',
-      value: options,
-      message: 'expected { topK, ... }',
-    });
-  }
-  const { topK, scoreThreshold } = options;
-  if (typeof topK !== 'number' || !Number.isInteger(topK) || topK <= 0) {
-    throw new InvalidArgumentError({
-      argument: 'topK',
-      value: topK,
-      message: `must be a positive integer, got ${String(topK)}`,
-    });
-  }
-  if (scoreThreshold !== undefined && (typeof scoreThreshold !== 'number' || Number.isNaN(scoreThreshold))) {
-    throw new InvalidArgumentError({
-      argument: 'scoreThreshold',
-      value: scoreThreshold,
-      message: 'must be a number',
-    });
-  }
-  return options;
+  return checkVectorSearchOptions(options);
 }
 
 function positiveInteger(value: number | undefined, argument: string): number | undefined {

@@ -8,6 +8,7 @@ import {
   type Chunk,
   type ChunkProblem,
   ChunkValidationError,
+  checkVectorSearchOptions,
   createPineconeFilterConvention,
   type DistanceMetric,
   type Embedder,
@@ -393,31 +394,8 @@ export class PineconeStore implements VectorDatabase<PineconeFilterOptions> {
     query: string | Float32Array | readonly number[],
     options: PineconeSearchOptions,
   ): Promise<VectorSearchResult> {
-    if (options === null || typeof options !== 'object') {
-      throw new InvalidArgumentError({
-        argument: 'options',
-        value: options,
-        message: 'expected an object with topK',
-      });
-    }
+    checkVectorSearchOptions(options);
     const { topK, scoreThreshold, signal, filter } = options;
-    if (!isPositiveInteger(topK)) {
-      throw new InvalidArgumentError({
-        argument: 'topK',
-        value: topK,
-        message: 'expected a positive integer',
-      });
-    }
-    if (
-      scoreThreshold !== undefined &&
-      (typeof scoreThreshold !== 'number' || Number.isNaN(scoreThreshold))
-    ) {
-      throw new InvalidArgumentError({
-        argument: 'scoreThreshold',
-        value: scoreThreshold,
-        message: 'expected a number',
-      });
-    }
     if (filter !== undefined && (filter === null || typeof filter !== 'object' || Array.isArray(filter))) {
       throw new InvalidArgumentError({
         argument: 'filter',

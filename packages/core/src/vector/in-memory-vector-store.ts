@@ -19,6 +19,7 @@ import { type KernelPreference, resolveKernelKind } from './kernels/kernels.js';
 import { readStore, type StoreSnapshot, writeStore } from './store-files.js';
 import {
   checkStoreSettings,
+  checkVectorSearchOptions,
   embedChunksForStore,
   embedQueryForStore,
   prepareAddBatch,
@@ -212,7 +213,7 @@ export class InMemoryVectorStore implements VectorDatabase<InMemoryFilterOptions
     query: string | Float32Array | readonly number[],
     options: InMemorySearchOptions,
   ): Promise<VectorSearchResult> {
-    const { topK, scoreThreshold, signal, filter } = checkSearchOptions(options);
+    const { topK, scoreThreshold, signal, filter } = checkVectorSearchOptions(options);
     throwIfAborted(signal);
     // A bad filter fails before any work (FilterError says where).
     const predicate = filter === undefined ? undefined : this.compilePredicate(filter);
@@ -490,34 +491,6 @@ export class InMemoryVectorStore implements VectorDatabase<InMemoryFilterOptions
 /** `new InMemoryVectorStore(settings)`. */
 export function createInMemoryVectorStore(settings?: InMemoryVectorStoreSettings): InMemoryVectorStore {
   return new InMemoryVectorStore(settings);
-}
-
-function checkSearchOptions(options: InMemorySearchOptions): InMemorySearchOptions {
-  if (options === null || typeof options !== 'object') {
-    throw new InvalidArgumentError({
-      argument: 'options',
-      value: options,
-      message: 'expected an object with topK',
-    });
-  }
-  if (!isPositiveInteger(options.topK)) {
-    throw new InvalidArgumentError({
-      argument: 'topK',
-      value: options.topK,
-      message: 'expected a positive integer',
-    });
-  }
-  if (
-    options.scoreThreshold !== undefined &&
-    (typeof options.scoreThreshold !== 'number' || Number.isNaN(options.scoreThreshold))
-  ) {
-    throw new InvalidArgumentError({
-      argument: 'scoreThreshold',
-      value: options.scoreThreshold,
-      message: 'expected a number',
-    });
-  }
-  return options;
 }
 
 /** The share of rows a predicate accepts, estimated on evenly spread rows. */

@@ -12,6 +12,7 @@ export {
 export { type KernelPreference, wasmSimdSupported } from './kernels/kernels.js';
 export {
   checkStoreSettings,
+  checkVectorSearchOptions,
   embedChunksForStore,
   embedQueryForStore,
   prepareAddBatch,

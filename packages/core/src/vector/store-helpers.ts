@@ -1,7 +1,7 @@
 import { InvalidArgumentError } from '../errors/index.js';
 import { type Chunk, normalizeChunks } from '../model/index.js';
 import type { Embedder } from './embedder.js';
-import type { AddOptions } from './vector-database.js';
+import type { AddOptions, VectorSearchOptions } from './vector-database.js';
 
 /**
  * What every store does when `add` is given no embeddings: embed the chunks' texts with the
@@ -104,4 +104,30 @@ export function checkStoreSettings({
       message: `the embedder produces ${embedder.dimension} dimensions`,
     });
   }
+}
+
+/**
+ * The search options every store checks alike: an options object, `topK` a positive integer,
+ * `scoreThreshold` a number when given. Each store then checks its own native filter option.
+ */
+export function checkVectorSearchOptions<Options extends VectorSearchOptions>(options: Options): Options {
+  if (options === null || typeof options !== 'object') {
+    throw new InvalidArgumentError({
+      argument: 'options',
+      value: options,
+      message: 'expected an object with topK',
+    });
+  }
+  const { topK, scoreThreshold } = options;
+  if (typeof topK !== 'number' || !Number.isSafeInteger(topK) || topK <= 0) {
+    throw new InvalidArgumentError({ argument: 'topK', value: topK, message: 'expected a positive integer' });
+  }
+  if (scoreThreshold !== undefined && (typeof scoreThreshold !== 'number' || Number.isNaN(scoreThreshold))) {
+    throw new InvalidArgumentError({
+      argument: 'scoreThreshold',
+      value: scoreThreshold,
+      message: 'expected a number',
+    });
+  }
+  return options;
 }
