@@ -4,7 +4,7 @@ import {
   ChunkValidationError,
   contentHash,
   type Metadata,
-  type MetadataValue,
+  readMetadataValue,
   type ScoredChunk,
 } from '@zerda/core';
 
@@ -165,7 +165,7 @@ function readMetadata(input: unknown, mode: MetadataMode): Metadata | string {
   }
   for (const [key, value] of Object.entries(input as Record<string, unknown>)) {
     if (value === undefined) continue;
-    const direct = metadataValue(value);
+    const direct = readMetadataValue(value);
     if (direct !== undefined) {
       metadata[key] = direct;
       continue;
@@ -178,22 +178,9 @@ function readMetadata(input: unknown, mode: MetadataMode): Metadata | string {
   return metadata;
 }
 
-function metadataValue(value: unknown): MetadataValue | undefined {
-  switch (typeof value) {
-    case 'string':
-    case 'boolean':
-      return value;
-    case 'number':
-      return Number.isFinite(value) ? value : undefined;
-    default:
-      if (Array.isArray(value) && value.every((item) => typeof item === 'string')) return [...value];
-      return undefined;
-  }
-}
-
 function flattenInto(target: Metadata, key: string, value: unknown, depth: number): void {
   if (value === null || value === undefined) return;
-  const direct = metadataValue(value);
+  const direct = readMetadataValue(value);
   if (direct !== undefined) {
     target[key] = direct;
     return;

@@ -90,7 +90,8 @@ function readMetadata(input: unknown): Metadata | string {
   return metadata;
 }
 
-function readMetadataValue(value: unknown): MetadataValue | undefined {
+/** The value as Zerda metadata (string, finite number, boolean, array of strings), or undefined. */
+export function readMetadataValue(value: unknown): MetadataValue | undefined {
   switch (typeof value) {
     case 'string':
     case 'boolean':
