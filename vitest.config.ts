@@ -6,7 +6,7 @@ export default defineConfig({
   resolve: { conditions: ['@zerda/source'] },
   ssr: { resolve: { conditions: ['@zerda/source'] } },
   test: {
-    projects: ['packages/*'],
+    projects: ['packages/*', 'examples'],
     testTimeout: 60_000,
   },
 });

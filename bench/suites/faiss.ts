@@ -36,6 +36,7 @@ const REFERENCE = 'zerda exact';
 // Imported lazily (and by path: the bench does not depend on @zerda/faiss), so that the other
 // suites run on a machine without a faiss-node build.
 type FaissPackage = typeof import('@zerda/faiss');
+type FaissStore = import('@zerda/faiss').FaissStore;
 
 interface Built {
   search(query: Float32Array): Promise<string[]>;
@@ -61,7 +62,7 @@ function embeddingsOf({ vectors, ids }: VectorData): Float32Array[] {
   return ids.map((_, row) => vectors.subarray(row * DIMENSION, (row + 1) * DIMENSION));
 }
 
-function faissSearch(store: InstanceType<FaissPackage['FaissStore']>) {
+function faissSearch(store: FaissStore) {
   return async (query: Float32Array) => {
     const { hits } = await store.search(query, { topK: TOP_K });
     return hits.map((hit) => hit.chunk.id);
@@ -69,7 +70,7 @@ function faissSearch(store: InstanceType<FaissPackage['FaissStore']>) {
 }
 
 /** Bytes of the FAISS index as serialised: what FAISS holds in memory for it. */
-async function indexBytes(store: InstanceType<FaissPackage['FaissStore']>): Promise<number> {
+async function indexBytes(store: FaissStore): Promise<number> {
   const directory = await mkdtemp(join(tmpdir(), 'zerda-bench-faiss-'));
   try {
     await store.save(directory);
@@ -98,7 +99,7 @@ const systems: System[] = [
   {
     name: 'faiss flat',
     notes:
-      'FaissStore indexType flat: FAISS IndexFlatIP on unit vectors (exact), faiss-node 0.5.1 on Debian FAISS 1.7.3 + OpenBLAS',
+      'createFaissStore indexType flat: FAISS IndexFlatIP on unit vectors (exact), faiss-node 0.5.1 on Debian FAISS 1.7.3 + OpenBLAS',
     async build(data, faiss) {
       const store = faiss.createFaissStore({ indexType: 'flat', metric: 'cosine' });
       await store.add(chunksOf(data.ids), { embeddings: embeddingsOf(data) });
@@ -108,7 +109,7 @@ const systems: System[] = [
   {
     name: 'faiss hnsw ef64',
     notes:
-      'FaissStore indexType hnsw: FAISS IndexHNSWFlat (HNSW32, efConstruction 40), efSearch 64, inner product',
+      'createFaissStore indexType hnsw: FAISS IndexHNSWFlat (HNSW32, efConstruction 40), efSearch 64, inner product',
     async build(data, faiss, shared) {
       const store = faiss.createFaissStore({
         indexType: 'hnsw',
@@ -141,7 +142,7 @@ function loadedHnsw(efSearch: number): System {
     async build(_data, faiss, shared) {
       const saved = shared.get('hnsw') as { directory: string; saveMs: number } | undefined;
       if (saved === undefined) throw new Error("needs 'faiss hnsw ef64' to run first");
-      const store = await faiss.FaissStore.load(saved.directory, { hnsw: { efSearch } });
+      const store = await faiss.loadFaissStore(saved.directory, { hnsw: { efSearch } });
       return {
         search: faissSearch(store),
         nativeBytes: () => indexBytes(store),

@@ -1,4 +1,6 @@
 import type { BenchSuite } from '../report.js';
+import { bundleSuite } from './bundle.js';
+import { collectionSuite } from './collection.js';
 import { faissSuite } from './faiss.js';
 import { hybridSuite } from './hybrid.js';
 import { keywordSuite } from './keyword.js';
@@ -6,4 +8,12 @@ import { rerankSuite } from './rerank.js';
 import { vectorSuite } from './vector.js';
 
 /** Every suite `pnpm bench` runs, in order. */
-export const suites: BenchSuite[] = [keywordSuite, vectorSuite, hybridSuite, faissSuite, rerankSuite];
+export const suites: BenchSuite[] = [
+  keywordSuite,
+  vectorSuite,
+  hybridSuite,
+  faissSuite,
+  rerankSuite,
+  collectionSuite,
+  bundleSuite,
+];

@@ -1,3 +1,8 @@
 import { packageBuild } from '../../tsup.shared';
 
-export default packageBuild(['src/index.ts', 'src/testing.ts']);
+export default packageBuild({
+  index: 'src/index.ts',
+  backend: 'src/backend/index.ts',
+  node: 'src/node.ts',
+  testing: 'src/testing.ts',
+});

@@ -1,3 +1,4 @@
 import { packageBuild } from '../../tsup.shared';
 
-export default packageBuild();
+// ESM only: the suite imports vitest, which cannot be loaded with require().
+export default packageBuild(['src/index.ts'], { format: ['esm'] });

@@ -11,9 +11,9 @@ import { pathToFileURL } from 'node:url';
 import { createChromaStore } from '@zerda/chroma';
 import {
   type Chunk,
+  createInMemoryVectorStore,
   type FilterInput,
   HashEmbedder,
-  InMemoryVectorStore,
   type VectorDatabase,
   VectorRetriever,
 } from '@zerda/core';
@@ -83,7 +83,7 @@ async function main(): Promise<void> {
   const embedder = new HashEmbedder({ dimension: 256 });
 
   // The one line that differs:
-  const memory = new InMemoryVectorStore({ embedder });
+  const memory = createInMemoryVectorStore({ embedder });
   const chroma = createChromaStore({ embedder, collection: 'zerda-swap-example' });
 
   for (const store of [memory, chroma]) {

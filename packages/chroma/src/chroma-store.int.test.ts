@@ -1,7 +1,7 @@
 import { testVectorDatabase } from '@zerda/testing';
 import { ChromaClient } from 'chromadb';
 import { inject } from 'vitest';
-import { ChromaStore } from './chroma-store.js';
+import { type ChromaStore, createChromaStore } from './chroma-store.js';
 import { freePort } from './test-utils/chroma-server.js';
 
 const url = inject('chromaUrl');
@@ -11,7 +11,7 @@ const client = new ChromaClient({ host: new URL(url).hostname, port: Number(new 
 testVectorDatabase<ChromaStore>({
   name: 'chroma',
   create: ({ dimension, metric, embedder }) =>
-    new ChromaStore({
+    createChromaStore({
       client,
       url,
       collection: `conformance-${crypto.randomUUID()}`,
@@ -28,7 +28,7 @@ testVectorDatabase<ChromaStore>({
     deletion: true,
     arrayMetadata: false,
     unreachable: async ({ dimension, metric }) =>
-      new ChromaStore({ url: `http://127.0.0.1:${await freePort()}`, dimension, metric, timeoutMs: 2_000 }),
+      createChromaStore({ url: `http://127.0.0.1:${await freePort()}`, dimension, metric, timeoutMs: 2_000 }),
     unreachableTimeoutMs: 3_000,
   },
 });

@@ -1,13 +1,14 @@
-import { type FilterInput, InvalidArgumentError, VectorRetriever } from '@zerda/core';
+import { type FilterInput, InvalidArgumentError, nativeFilter, VectorRetriever } from '@zerda/core';
 import { ChromaClient } from 'chromadb';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { ChromaStore, type ChromaStoreSettings } from './chroma-store.js';
+import { type ChromaWhere, chromaFilterConvention } from './chroma-filter.js';
+import { type ChromaStore, type ChromaStoreSettings, createChromaStore } from './chroma-store.js';
 
 const url = inject('chromaUrl');
 const created: ChromaStore[] = [];
 
 function open(settings: ChromaStoreSettings): ChromaStore {
-  const store = new ChromaStore({ url, ...settings });
+  const store = createChromaStore({ url, ...settings });
   created.push(store);
   return store;
 }
@@ -16,7 +17,7 @@ afterEach(async () => {
   await Promise.all(created.splice(0).map((store) => store.deleteCollection()));
 });
 
-describe('ChromaStore collections', () => {
+describe('Chroma collections', () => {
   it('opens an existing collection: the data persists, and its dimension is learned', async () => {
     const collection = `reopen-${crypto.randomUUID()}`;
     const first = open({ collection, metric: 'l2' });
@@ -50,12 +51,12 @@ describe('ChromaStore collections', () => {
     const collection = `space-${crypto.randomUUID()}`;
     const cosine = open({ collection, metric: 'cosine' });
     await cosine.add([{ id: 'a', text: 'a' }], { embeddings: [[1, 0]] });
-    const l2 = new ChromaStore({ url, collection, metric: 'l2' });
+    const l2 = createChromaStore({ url, collection, metric: 'l2' });
     await expect(l2.count()).rejects.toSatisfy(
       (error: unknown) =>
         InvalidArgumentError.isInstance(error) && /exists with space 'cosine'/.test(error.message),
     );
-    const wide = new ChromaStore({ url, collection, dimension: 3 });
+    const wide = createChromaStore({ url, collection, dimension: 3 });
     await expect(wide.count()).rejects.toSatisfy(
       (error: unknown) =>
         InvalidArgumentError.isInstance(error) && /holds vectors of 2 dimensions/.test(error.message),
@@ -66,8 +67,63 @@ describe('ChromaStore collections', () => {
     const client = new ChromaClient({ host: new URL(url).hostname, port: Number(new URL(url).port) });
     const store = open({ client, collection: `client-${crypto.randomUUID()}`, maxBatchSize: 100_000 });
     expect(store.capabilities.maxBatchSize).toBe(100_000);
-    await store.connect();
+    // The first call opens the collection and asks the server.
+    await store.count();
     expect(store.capabilities.maxBatchSize).toBe(await client.getMaxBatchSize());
+  });
+
+  it('lists every record, a page at a time, with the stored vectors when asked', async () => {
+    const store = open({ collection: `list-${crypto.randomUUID()}`, dimension: 2 });
+    const chunks = Array.from({ length: 5 }, (_, i) => ({
+      id: `c${i}`,
+      text: `chunk ${i}`,
+      metadata: { n: i },
+    }));
+    const vectors = chunks.map((_, i) => [1, i / 4]);
+    await store.add(chunks, { embeddings: vectors });
+    const pages = [];
+    for await (const page of store.list({ pageSize: 2 })) pages.push(page);
+    expect(pages.map((page) => page.length)).toEqual([2, 2, 1]);
+    const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : 1);
+    expect(pages.flat().sort(byId)).toEqual(chunks);
+    const listed: Array<{ id: string; vector: number[] }> = [];
+    for await (const page of store.listRecords({ pageSize: 3 })) {
+      expect(page.vectors).toHaveLength(page.chunks.length);
+      for (const [i, chunk] of page.chunks.entries()) {
+        listed.push({ id: chunk.id, vector: Array.from(page.vectors?.[i] ?? []) });
+      }
+    }
+    expect(listed.sort(byId).map((record) => record.id)).toEqual(chunks.map((chunk) => chunk.id));
+    // As Chroma keeps them (float32, within rounding).
+    for (const [i, { vector }] of listed.entries()) {
+      expect(vector).toHaveLength(2);
+      for (const [j, value] of vector.entries()) expect(value).toBeCloseTo(vectors[i]![j]!, 5);
+    }
+  });
+
+  it('takes a hand-written where through nativeFilter; an empty where means no filter', async () => {
+    const store = open({ collection: `native-${crypto.randomUUID()}`, dimension: 2 });
+    await store.add(
+      [
+        { id: 'old', text: 'old', metadata: { year: 2019 } },
+        { id: 'new', text: 'new', metadata: { year: 2023 } },
+      ],
+      {
+        embeddings: [
+          [1, 0],
+          [0, 1],
+        ],
+      },
+    );
+    const ids = async (where: ChromaWhere) =>
+      (
+        await store.search([1, 1], { topK: 5, nativeFilter: nativeFilter(chromaFilterConvention, where) })
+      ).hits
+        .map((hit) => hit.chunk.id)
+        .sort();
+    expect(await ids({ year: { $gte: 2020 } })).toEqual(['new']);
+    expect(await ids({ $or: [{ year: 2019 }, { year: { $gt: 2022 } }] })).toEqual(['new', 'old']);
+    expect(await ids({})).toEqual(['new', 'old']);
   });
 
   it('keeps docId under another docIdKey, and filters on docId read it', async () => {

@@ -4,6 +4,7 @@ import {
   evaluateFilter,
   type FilterNode,
   type FilterRecord,
+  type NativeFilter,
   resolveFilter,
   serializeFilter,
   VectorRetriever,
@@ -12,7 +13,8 @@ import { filterNodeArbitraryWith, filterRecordArbitrary } from '@zerda/core/test
 import { seededUnitVectors } from '@zerda/testing';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ChromaStore } from './chroma-store.js';
+import type { ChromaWhere } from './chroma-filter.js';
+import { createChromaStore } from './chroma-store.js';
 
 const RECORDS = 80;
 const PUSHED_FILTERS = 500;
@@ -40,13 +42,13 @@ function chunkOf(record: FilterRecord): Chunk {
 }
 
 /**
- * Random filters against a real Chroma server: each filter's Chroma `where` (from core's chroma
+ * Random filters against a real Chroma server: each filter's Chroma `where` (from the chroma
  * convention) must select exactly the records core's reference evaluator selects. The records
  * mix ints and fractions (around chroma-core/chroma#7491), booleans, strings, missing fields, a
  * docId in either place and records without metadata.
  */
 describe('Chroma where vs the reference evaluator (differential)', () => {
-  const store = new ChromaStore({
+  const store = createChromaStore({
     url: inject('chromaUrl'),
     collection: `differential-${crypto.randomUUID()}`,
     dimension: 8,
@@ -86,11 +88,14 @@ describe('Chroma where vs the reference evaluator (differential)', () => {
       const expected = ids(records.filter((record) => evaluateFilter(node, record)));
       if (expected.length > 0 && expected.length < RECORDS) nonTrivial++;
       const { native } = resolveFilter(store, node);
-      const { hits } = await store.search(query, { topK: RECORDS, ...native });
+      const { hits } = await store.search(query, {
+        topK: RECORDS,
+        nativeFilter: native as NativeFilter<ChromaWhere> | undefined,
+      });
       const got = hits.map((hit) => hit.chunk.id).sort();
       if (JSON.stringify(got) !== JSON.stringify(expected)) {
         mismatches.push(
-          `${JSON.stringify(serializeFilter(node))} -> where ${JSON.stringify(native)}: expected ${expected.length} ids, got ${got.length}`,
+          `${JSON.stringify(serializeFilter(node))} -> where ${JSON.stringify(native?.filter)}: expected ${expected.length} ids, got ${got.length}`,
         );
       }
     });

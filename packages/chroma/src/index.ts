@@ -1,15 +1,9 @@
-// `@zerda/chroma`: Zerda's Chroma backend (a VectorDatabase v1 over the official chromadb client).
+// `@zerda/chroma`: Zerda's Chroma backend (a contract-v2 driver over the official chromadb client).
 
-export { ChromaTimeoutError } from './chroma-errors.js';
-export { reservedKeyPrefixes } from './chroma-metadata.js';
 export {
-  type ChromaFilterOptions,
-  type ChromaSearchOptions,
-  type ChromaSpace,
-  ChromaStore,
-  type ChromaStoreSettings,
-  createChromaStore,
-  DEFAULT_CHROMA_COLLECTION,
-  DEFAULT_CHROMA_TIMEOUT_MS,
-  DEFAULT_CHROMA_URL,
-} from './chroma-store.js';
+  type ChromaFilterConventionOptions,
+  type ChromaWhere,
+  chromaFilterConvention,
+  createChromaFilterConvention,
+} from './chroma-filter.js';
+export { type ChromaStore, type ChromaStoreSettings, createChromaStore } from './chroma-store.js';

@@ -7,7 +7,7 @@ import {
   VectorRetriever,
 } from '@zerda/core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ChromaStore } from './chroma-store.js';
+import { createChromaStore } from './chroma-store.js';
 import { type ChromaServer, startChromaServer } from './test-utils/chroma-server.js';
 
 const passages = [
@@ -34,7 +34,7 @@ describe('when the Chroma server dies', () => {
     timeout: 60_000,
   }, async () => {
     const embedder = new HashEmbedder({ dimension: 64 });
-    const store = new ChromaStore({ url: server.url, collection: 'dies', embedder, timeoutMs: TIMEOUT_MS });
+    const store = createChromaStore({ url: server.url, collection: 'dies', embedder, timeoutMs: TIMEOUT_MS });
     await store.add(passages);
     const keyword = new KeywordRetriever();
     keyword.add(passages);
@@ -62,6 +62,8 @@ describe('when the Chroma server dies', () => {
     expect(failure.retryable).toBe(true);
     expect(failure.message).toContain(server.url);
     expect(failure.message).toMatch(/cannot reach the Chroma server/);
+    // Retried while the next try fitted in timeoutMs, then the real failure, not a timeout.
+    expect(failure.message).toMatch(/gave up after \d+ attempts/);
     expect(failure.cause).toBeInstanceOf(Error);
     expect((failure.cause as Error).name).toBe('ChromaConnectionError');
 
@@ -79,7 +81,7 @@ describe('when the Chroma server dies', () => {
 
   it('a server that stops answering is bounded by timeoutMs', { timeout: 60_000 }, async () => {
     const other = await startChromaServer();
-    const store = new ChromaStore({ url: other.url, collection: 'hangs', dimension: 3, timeoutMs: 1_000 });
+    const store = createChromaStore({ url: other.url, collection: 'hangs', dimension: 3, timeoutMs: 1_000 });
     try {
       await store.add([{ id: 'a', text: 'a' }], { embeddings: [[1, 0, 0]] });
       process.kill(other.pid!, 'SIGSTOP');
@@ -103,7 +105,7 @@ describe('when the Chroma server dies', () => {
 
 describe('a refused batch', () => {
   it('writes nothing, even where the bad chunk is in a later request than the first', async () => {
-    const store = new ChromaStore({
+    const store = createChromaStore({
       url: inject('chromaUrl'),
       collection: `refused-${crypto.randomUUID()}`,
       dimension: 3,

@@ -1,4 +1,4 @@
-import { HashEmbedder, InMemoryVectorStore, type VectorDatabase } from '@zerda/core';
+import { createInMemoryVectorStore, HashEmbedder, type VectorDatabase } from '@zerda/core';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { questions, searchPassages } from '../examples/swap.js';
 import { createChromaStore } from '../src/chroma-store.js';
@@ -17,7 +17,7 @@ afterAll(async () => {
 describe('swapping the in-memory store for Chroma', () => {
   it('runs the same application code and gets the same hits for the same data', async () => {
     // Only the line that creates the store differs.
-    const stores: VectorDatabase[] = [new InMemoryVectorStore({ embedder }), chroma];
+    const stores: VectorDatabase[] = [createInMemoryVectorStore({ embedder }), chroma];
     const [memoryAnswers, chromaAnswers] = await Promise.all(stores.map((store) => searchPassages(store)));
     expect(memoryAnswers).toHaveLength(questions.length);
     for (const [index, memoryAnswer] of memoryAnswers!.entries()) {

@@ -12,11 +12,10 @@ import {
   InvalidArgumentError,
   KeywordRetriever,
   type Run,
-  readEmbeddings,
   VectorRetriever,
-  writeTrecRun,
   ZerdaError,
 } from '@zerda/core';
+import { readEmbeddings, writeTrecRun } from '@zerda/core/node';
 
 /**
  * An Embedder over precomputed query vectors: `embedQuery(text)` returns the vector given for the

@@ -1,5 +1,13 @@
+import {
+  HashEmbedder,
+  HybridRetriever,
+  InMemoryVectorStore,
+  KeywordRetriever,
+  VectorRetriever,
+} from '@zerda/core';
 import { describe, expect, it } from 'vitest';
-import { runDemo } from './commands/demo.js';
+import { runDemo } from './commands/demo/index.js';
+import { runConversationDemo } from './commands/demo-conversation.js';
 import { main } from './main.js';
 import { demoQueries, samplePassages, sampleQueries } from './sample/passages.js';
 import { captureIo } from './test-helpers.js';
@@ -31,7 +39,7 @@ describe('zerda demo', () => {
   it('answers each sample query with keyword, vector and hybrid results', async () => {
     const report = await runDemo();
     expect(report.results).toHaveLength(4);
-    expect(report.fusion).toBe('weighted+rrf');
+    expect(report.fusion).toBe('weighted');
     for (const result of report.results) {
       for (const list of [result.keyword, result.vector, result.hybrid]) {
         expect(list.hits.length).toBeGreaterThan(0);
@@ -41,7 +49,7 @@ describe('zerda demo', () => {
       // Every hybrid hit says which branches found it, at what rank, and how it was fused.
       for (const hit of result.hybrid.hits) {
         expect(Object.keys(hit.ranks).length).toBeGreaterThan(0);
-        expect(hit.explanation?.method).toBe('weighted+rrf');
+        expect(hit.explanation?.method).toBe('weighted');
       }
     }
     const [english, arabic, mixed, filtered] = report.results as [
@@ -94,10 +102,34 @@ describe('zerda demo', () => {
     expect(followUp?.result.chunks.map((hit) => hit.chunk.id)).toContain('en-15');
   });
 
+  it('leaves filler out of the fennec fox context: no astrolabe, whatever the fusion', async () => {
+    const astrolabe = samplePassages.find((passage) => passage.text.includes('astrolabe'))?.id;
+    expect(astrolabe).toBe('en-21');
+    const keyword = new KeywordRetriever();
+    keyword.add(samplePassages);
+    const embedder = new HashEmbedder({ dimension: 256 });
+    const store = new InMemoryVectorStore({ embedder, metric: 'cosine' });
+    await store.add(samplePassages);
+    const vector = new VectorRetriever({ store, embedder });
+    const fusions = [
+      undefined,
+      'rrf',
+      { version: 1, method: 'weighted+rrf', normalization: 'minmax', guard: false },
+    ] as const;
+    for (const fusion of fusions) {
+      const hybrid = new HybridRetriever({ keyword, vector, ...(fusion === undefined ? {} : { fusion }) });
+      const [first] = await runConversationDemo(hybrid);
+      const ids = first?.result.chunks.map((hit) => hit.chunk.id) ?? [];
+      expect(ids, JSON.stringify(fusion)).toContain('en-14');
+      expect(ids, JSON.stringify(fusion)).not.toContain(astrolabe);
+      expect(first?.result.context).not.toMatch(/astrolabe/);
+    }
+  });
+
   it('prints a table per query with each hybrid hit explained', async () => {
     const io = captureIo();
     expect(await main(['demo'], io)).toBe(0);
-    expect(io.out).toMatch(/keyword \(BM25\)\s+vector \(cosine\)\s+hybrid \(weighted\+rrf\)/);
+    expect(io.out).toMatch(/keyword \(BM25\)\s+vector \(cosine\)\s+hybrid \(weighted\)/);
     expect(io.out).toMatch(/2\. \[Arabic\] "كيف تعمل محركات البحث"/);
     expect(io.out).toMatch(/filter \{"lang":"en","year":\{"\$gte":2022\}\}/);
     expect(io.out).toMatch(

@@ -1,7 +1,8 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beirDocumentText, HashEmbedder, loadBeirFolder, luceneEnglishAnalyzer } from '@zerda/core';
+import { beirDocumentText, HashEmbedder, luceneEnglishAnalyzer } from '@zerda/core';
+import { loadBeirFolder } from '@zerda/core/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EvalReport } from './commands/eval.js';
 import { main } from './main.js';
@@ -54,6 +55,7 @@ describe('zerda eval --mode', () => {
         rrfK: 60,
         normalization: 'minmax',
         weights: { keyword: 1, vector: 1 },
+        guard: true,
       },
     });
     const scored = await evalJson(cisi, '--run', runFile);
@@ -78,7 +80,9 @@ describe('zerda eval --mode', () => {
     ).toBe(0);
     expect(io.out).toMatch(/mode\s+hybrid \(weighted\)/);
     expect(io.out).toMatch(/vectors\s+HashEmbedder, dimension 256, cosine/);
-    expect(io.out).toMatch(/fusion\s+weighted, 200 candidates per branch, weights keyword 2 vector 1\n/);
+    expect(io.out).toMatch(
+      /fusion\s+weighted \(minmax\), 200 candidates per branch, weights keyword 2 vector 1, weak-branch guard on\n/,
+    );
     expect(io.out).toMatch(/nDCG@10\s+0\.\d{4}/);
   });
 
@@ -173,7 +177,7 @@ describe('zerda eval --embeddings (your own vectors)', () => {
     }
     const hybridHash = await evalJson(cisi, '--mode', 'hybrid', '--dimension', String(dimension));
     const hybridFile = await evalJson(cisi, '--mode', 'hybrid', '--embeddings', combined);
-    expect(hybridFile.fusion).toBe('weighted+rrf');
+    expect(hybridFile.fusion).toBe('weighted');
     for (const metric of metrics) expect(hybridFile[metric]).toBe(hybridHash[metric]);
   });
 });
@@ -338,6 +342,6 @@ describe('zerda eval usage errors', () => {
       expect(io.out).toContain(text);
     }
     expect(io.out).toMatch(/Exit codes: 0 success; 1 the evaluation failed/);
-    expect(io.out).toMatch(/pnpm zerda eval \.\.\/shared\/data\/cisi --mode hybrid --fusion rrf --json/);
+    expect(io.out).toMatch(/pnpm zerda eval datasets\/cisi --mode hybrid --fusion rrf --json/);
   });
 });

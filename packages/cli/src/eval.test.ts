@@ -118,7 +118,7 @@ describe('zerda eval', () => {
   });
 });
 
-// Reference scores of a Lucene-built BM25 (README of ../shared/data): nDCG@10 / Recall@100.
+// Reference scores of a Lucene-built BM25 (datasets/README.md): nDCG@10 / Recall@100.
 const references = [
   { collection: 'cisi', k1: 0.9, b: 0.4, ndcg: 0.3611, recall: 0.4252 },
   { collection: 'cisi', k1: 1.2, b: 0.75, ndcg: 0.3722, recall: 0.4349 },

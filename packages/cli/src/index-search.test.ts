@@ -2,11 +2,12 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runSearch, type SearchReport } from './commands/search.js';
+import { runSearch, type SearchReport } from './commands/search/index.js';
 import { listSources, parseDocumentLine } from './ingest/sources.js';
 import { main } from './main.js';
-import { STORE_MANIFEST, type StoreManifest, ZerdaStore } from './store/store.js';
-import { captureIo, dataRoot } from './test-helpers.js';
+import { readStoreConfig, STORE_CONFIG, type StoreConfig } from './store-folder/store-config.js';
+import { openStoreForWriting } from './store-folder/store-folder.js';
+import { captureIo, dataRoot, readStore } from './test-helpers.js';
 
 const cranfieldCorpus = join(dataRoot, 'cranfield', 'corpus.jsonl');
 const ESC = String.fromCharCode(27);
@@ -26,13 +27,11 @@ afterAll(async () => {
 });
 
 describe('zerda index', () => {
-  it('indexes a BEIR corpus into a store with a manifest, and reports plain progress lines', async () => {
-    const manifest = JSON.parse(
-      await readFile(join(cranfieldStore, STORE_MANIFEST), 'utf8'),
-    ) as StoreManifest;
-    expect(manifest).toMatchObject({
+  it('indexes a BEIR corpus into a collection with a config, and reports plain progress lines', async () => {
+    const config = JSON.parse(await readFile(join(cranfieldStore, STORE_CONFIG), 'utf8')) as StoreConfig;
+    expect(config).toMatchObject({
       format: 'zerda.store',
-      version: 1,
+      version: 2,
       backend: { name: 'memory', options: {} },
       analyzer: { name: 'default' },
       embedder: { name: 'hash', dimension: 256 },
@@ -40,11 +39,15 @@ describe('zerda index', () => {
       chunking: { unit: 'words', size: 200, overlap: 30 },
     });
     // Cranfield has 1,400 documents, two of them empty; long ones are split.
-    expect(manifest.counts.documents).toBe(1398);
-    expect(manifest.counts.chunks).toBeGreaterThan(1398);
+    const { counts, vectors } = await readStore(cranfieldStore);
+    expect(counts.documents).toBe(1398);
+    expect(counts.chunks).toBeGreaterThan(1398);
+    expect(vectors).toBe(counts.chunks);
+    // The collection's file storage: its manifest, snapshot blobs and one log; no lock once closed.
     const entries = await readdir(cranfieldStore);
-    expect(entries.filter((name) => name.startsWith('data-'))).toEqual([manifest.data]);
-    expect(entries).not.toContain('zerda-store.lock');
+    expect(entries).toContain('zerda-collection.json');
+    expect(entries.filter((name) => name.startsWith('log-'))).toHaveLength(1);
+    expect(entries).not.toContain('zerda-collection.lock');
   });
 
   it('reads folders (txt, md, jsonl), names what it cannot read, and goes on (exit code 3)', async () => {
@@ -84,25 +87,24 @@ describe('zerda index', () => {
     expect(io.out).toMatch(/4 problems \(2 files not read, 2 lines skipped\)/);
     expect(io.out).toMatch(/1 files of other types in the folders ignored/);
 
-    const opened = await ZerdaStore.open(store);
-    try {
-      const ids = [...opened.keyword.chunks()].map((chunk) => chunk.id).sort();
+    const { chunks } = await readStore(store);
+    {
+      const byId = new Map(chunks.map((chunk) => [chunk.id, chunk]));
+      const ids = chunks.map((chunk) => chunk.id).sort();
       expect(ids).toEqual([
         expect.stringMatching(/^\/.*\/docs\/guide\/install\.md$/),
         expect.stringMatching(/^\/.*\/docs\/notes\.txt$/),
         'c1',
         'c3',
       ]);
-      const install = [...opened.keyword.chunks()].find((chunk) => chunk.id.endsWith('install.md'));
+      const install = chunks.find((chunk) => chunk.id.endsWith('install.md'));
       expect(install?.metadata).toMatchObject({ title: 'Installing Zerda' });
       expect(install?.text.startsWith('# Installing Zerda')).toBe(true);
-      expect(opened.keyword.get('c3')?.metadata).toEqual({
+      expect(byId.get('c3')?.metadata).toEqual({
         source: expect.stringMatching(/chunks\.jsonl$/),
         lang: 'ar',
         year: 2023,
       });
-    } finally {
-      await opened.close();
     }
   });
 
@@ -110,7 +112,7 @@ describe('zerda index', () => {
     const io = captureIo();
     expect(await main(['index', join(tmp, 'nothing-here'), '--store', join(tmp, 'empty-store')], io)).toBe(1);
     expect(io.err).toMatch(/nothing-here: no such file or folder/);
-    await expect(ZerdaStore.readManifest(join(tmp, 'empty-store'))).rejects.toThrow(/no zerda store/);
+    await expect(readStoreConfig(join(tmp, 'empty-store'))).rejects.toThrow(/no zerda store/);
   });
 
   it('replaces a document indexed again, dropping chunks it no longer has', async () => {
@@ -121,23 +123,17 @@ describe('zerda index', () => {
     expect(
       await main(['index', file, '--store', store, '--chunk-size', '40', '--overlap', '0'], captureIo()),
     ).toBe(0);
-    let opened = await ZerdaStore.open(store);
-    const before = [...opened.keyword.chunks()].map((c) => c.id);
-    await opened.close();
+    const before = (await readStore(store)).chunks.map((c) => c.id);
     expect(before.length).toBe(3);
     expect(before.every((id) => /changing\.txt#\d$/.test(id))).toBe(true);
 
     await writeFile(file, 'Now a single short paragraph.');
     const io = captureIo();
     expect(await main(['index', file, '--store', store, '--chunk-size', '40', '--overlap', '0'], io)).toBe(0);
-    opened = await ZerdaStore.open(store);
-    try {
-      expect([...opened.keyword.chunks()].map((c) => c.text)).toEqual(['Now a single short paragraph.']);
-      expect(await opened.vectors.count()).toBe(1);
-      expect(opened.manifest.counts).toEqual({ documents: 1, chunks: 1 });
-    } finally {
-      await opened.close();
-    }
+    const after = await readStore(store);
+    expect(after.chunks.map((c) => c.text)).toEqual(['Now a single short paragraph.']);
+    expect(after.vectors).toBe(1);
+    expect(after.counts).toEqual({ documents: 1, chunks: 1 });
   });
 
   it('refuses to add to a store with other settings, and starts afresh with --overwrite', async () => {
@@ -151,9 +147,10 @@ describe('zerda index', () => {
     expect(
       await main(['index', file, '--store', store, '--dimension', '64', '--overwrite'], captureIo()),
     ).toBe(0);
-    const manifest = await ZerdaStore.readManifest(store);
-    expect(manifest.embedder.dimension).toBe(64);
-    expect((await readdir(store)).filter((name) => name.startsWith('data-'))).toEqual([manifest.data]);
+    const config = await readStoreConfig(store);
+    expect(config.embedder.dimension).toBe(64);
+    expect((await readStore(store)).counts).toEqual({ documents: 1, chunks: 1 });
+    expect((await readdir(store)).filter((name) => name.startsWith('log-'))).toHaveLength(1);
   });
 
   it('does not write a store into a folder that holds other files, nor read the store it writes', async () => {
@@ -167,7 +164,7 @@ describe('zerda index', () => {
     const store = join(folder, 'store');
     expect(await main(['index', folder, '--store', store], captureIo())).toBe(0);
     expect(await main(['index', folder, '--store', store], captureIo())).toBe(0);
-    expect((await ZerdaStore.readManifest(store)).counts).toEqual({ documents: 1, chunks: 1 });
+    expect((await readStore(store)).counts).toEqual({ documents: 1, chunks: 1 });
   });
 
   it('knows its backends, embedders and flags', async () => {
@@ -202,6 +199,25 @@ describe('zerda index', () => {
       expect(code).toBe(1);
       expect(io.err).toMatch(/the faiss backend (needs the @zerda\/faiss package|cannot be)/);
     }
+  });
+
+  it('loads postgres the same way, and says what it needs', async () => {
+    const file = join(tmp, 'pg.txt');
+    await writeFile(file, 'one document');
+    const io = captureIo();
+    const code = await main(['index', file, '--store', join(tmp, 'pg-store'), '--backend', 'postgres'], io);
+    expect(code, io.err).toBe(1);
+    expect(io.err).toMatch(
+      /the postgres backend (needs the @zerda\/postgres package|needs a server \(--backend-option url=)/,
+    );
+    const option = captureIo();
+    expect(
+      await main(
+        ['index', file, '--store', join(tmp, 'x'), '--backend', 'postgres', '--backend-option', 'host=h'],
+        option,
+      ),
+    ).toBe(2);
+    expect(option.err).toMatch(/the postgres backend has no option 'host' \(it takes url, pglite, table\)/);
   });
 
   it('draws a progress bar on a terminal', async () => {
@@ -239,7 +255,7 @@ describe('zerda search', () => {
     expect(io.err).toBe('');
     expect(code).toBe(0);
     expect(io.out).toMatch(
-      /^hybrid \(weighted\+rrf\) search for "boundary layer heat transfer": 5 hits \(of \d+ candidates\) in [\d.]+ ms \(store: 1,398 documents, [\d,]+ chunks\)\n/,
+      /^hybrid \(weighted\) search for "boundary layer heat transfer": 5 hits \(of \d+ candidates\) in [\d.]+ ms \(store: 1,398 documents, [\d,]+ chunks\)\n/,
     );
     expect(io.out).toMatch(/\n#\s+score\s+id\s+source\s+snippet\n/);
     expect(io.out).toMatch(
@@ -247,7 +263,7 @@ describe('zerda search', () => {
     );
     expect(io.out).toMatch(/keyword +#\d+ +score \d\.\d{3} +\(BM25 \d+\.\d{4}\)/);
     expect(io.out).toMatch(/vector +(#\d+ +score|not in its top)/);
-    expect(io.out).toMatch(/fused +\d\.\d{4} = \(weighted/);
+    expect(io.out).toMatch(/fused +\d\.\d{4} = weighted arithmetic of minmax-normalised scores/);
     expect(io.out).not.toContain(`${ESC}[`);
   });
 
@@ -292,6 +308,35 @@ describe('zerda search', () => {
       expect(hit.id).toMatch(/#\d+$/);
     }
     expect(Object.keys(report.hits[0]?.branches ?? {})).toEqual(['keyword', 'vector']);
+  });
+
+  it('answers from the last snapshot, and says so, while another writer holds the store', async () => {
+    const store = join(tmp, 'held-store');
+    await writeFile(join(tmp, 'held.txt'), 'Shock waves meet the boundary layer.');
+    expect(await main(['index', join(tmp, 'held.txt'), '--store', store], captureIo())).toBe(0);
+    const writer = await openStoreForWriting(store, {
+      backend: 'memory',
+      backendOptions: {},
+      analyzer: 'default',
+      dimension: 256,
+      k1: 1.2,
+      b: 0.75,
+      chunking: { size: 200, overlap: 30 },
+    });
+    try {
+      // Added but not yet snapshotted: durable in the log, which a reader skips while the writer holds it.
+      await writer.collection.add([{ id: 'late', text: 'A late note about shock waves.' }]);
+      const report = await runSearch({ store, query: 'shock waves', mode: 'keyword' });
+      expect(report.hits.map((hit) => hit.id)).toEqual([expect.stringMatching(/held\.txt$/)]);
+      expect(report.warnings).toEqual([
+        expect.stringMatching(/another process \(process \d+ on .*\) holds the store: .*last snapshot/),
+      ]);
+    } finally {
+      await writer.close();
+    }
+    const after = await runSearch({ store, query: 'shock waves', mode: 'keyword' });
+    expect(after.hits).toHaveLength(2);
+    expect(after.warnings).toEqual([]);
   });
 
   it('says where a --filter is not JSON, and which part of it is not a filter', async () => {

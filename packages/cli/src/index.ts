@@ -35,6 +35,7 @@ export {
 } from './commands/bench.js';
 export {
   DEMO_DIMENSION,
+  type DemoArgs,
   type DemoOptions,
   type DemoQueryResult,
   type DemoReport,
@@ -42,8 +43,9 @@ export {
   demoHelp,
   explainHit,
   formatDemoReport,
+  parseDemoArgs,
   runDemo,
-} from './commands/demo.js';
+} from './commands/demo/index.js';
 export {
   type DetailedEvaluation,
   EVAL_DEFAULTS,
@@ -82,29 +84,37 @@ export {
 } from './commands/fuse.js';
 export {
   chunkDocuments,
+  describeProblem,
   formatIndexSummary,
   INDEX_DEFAULTS,
+  type IndexArgs,
   type IndexEvent,
   type IndexOptions,
   type IndexSummary,
   indexCommand,
   indexHelp,
   knownEmbedders,
+  parseIndexArgs,
+  progressReporter,
   runIndex,
-} from './commands/index-store.js';
+} from './commands/index/index.js';
 export {
   type BranchExplanation,
   type FormatSearchOptions,
   formatSearchReport,
+  parseSearchArgs,
   readFilterOption,
   runSearch,
+  type SearchArgs,
   type SearchHitReport,
+  type SearchMode,
   type SearchOptions,
   type SearchReport,
   searchCommand,
   searchFusions,
   searchHelp,
-} from './commands/search.js';
+  searchModes,
+} from './commands/search/index.js';
 export { type ChunkingOptions, checkChunking, splitIntoChunks, type TextChunk } from './ingest/chunker.js';
 export {
   listSources,
@@ -142,15 +152,23 @@ export {
   BackendUnavailableError,
   backendAdapter,
   knownBackends,
-} from './store/backends.js';
+  type OpenedBackend,
+  readBackendOptions,
+} from './store-folder/backends.js';
 export {
-  type SearchMode,
+  makeStoreConfig,
+  readStoreConfig,
+  STORE_CONFIG,
   STORE_FORMAT,
   STORE_FORMAT_VERSION,
-  STORE_MANIFEST,
+  type StoreConfig,
   StoreError,
-  type StoreManifest,
   type StoreSettings,
-  searchModes,
-  ZerdaStore,
-} from './store/store.js';
+} from './store-folder/store-config.js';
+export {
+  documentOf,
+  type OpenStore,
+  openStoreForReading,
+  openStoreForWriting,
+  storeCounts,
+} from './store-folder/store-folder.js';

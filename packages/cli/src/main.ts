@@ -1,10 +1,11 @@
 import { ZerdaError } from '@zerda/core';
 import { benchCommand } from './commands/bench.js';
-import { demoCommand } from './commands/demo.js';
+import { demoCommand } from './commands/demo/index.js';
 import { evalCommand } from './commands/eval.js';
 import { fuseCommand } from './commands/fuse.js';
-import { indexCommand } from './commands/index-store.js';
-import { searchCommand } from './commands/search.js';
+import { indexCommand } from './commands/index/index.js';
+import { searchCommand } from './commands/search/index.js';
+import { tuneCommand } from './commands/tune/index.js';
 import { type CliIo, ExitCode, processIo, UsageError } from './io.js';
 
 interface Command {
@@ -30,6 +31,10 @@ export const commands: Record<string, Command> = {
     summary: 'evaluate keyword, vector or hybrid retrieval (or score a run) on a BEIR folder',
     run: evalCommand,
   },
+  tune: {
+    summary: 'choose fusion settings for a BEIR folder by cross-validation on its judgments',
+    run: tuneCommand,
+  },
   fuse: {
     summary: 'fuse two TREC run files (RRF or min-max) into a TREC run file',
     run: fuseCommand,
@@ -54,12 +59,13 @@ Exit codes: 0 success; 1 the command failed (a missing folder or file, a malform
 or lines could not be read, each named; 130 interrupted by Ctrl-C (index keeps whole batches).
 
 Examples:
-  pnpm zerda index ../shared/data/cranfield/corpus.jsonl --store /tmp/cranfield
+  pnpm zerda index datasets/cranfield/corpus.jsonl --store /tmp/cranfield
   pnpm zerda search "boundary layer heat transfer" --store /tmp/cranfield --explain
   pnpm zerda demo
-  pnpm zerda eval ../shared/data/cisi --k1 1.2 --b 0.75
-  pnpm zerda eval ../shared/data/cisi --mode hybrid --fusion rrf --json
-  pnpm zerda eval ../shared/data/cranfield --report cranfield.html
+  pnpm zerda eval datasets/cisi --k1 1.2 --b 0.75
+  pnpm zerda eval datasets/cisi --mode hybrid --fusion rrf --json
+  pnpm zerda eval datasets/cranfield --report cranfield.html
+  pnpm zerda tune datasets/cisi --out cisi-fusion.json
   pnpm zerda fuse bm25.run vector.run --method rrf --out fused.run
   pnpm zerda bench --from bench/results/latest.json
 `;
@@ -78,7 +84,8 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     io.stdout(mainHelp);
     return ExitCode.ok;
   }
-  const command = commands[name];
+  // Own keys only: `zerda toString` or `zerda __proto__` is an unknown command, not Object's method.
+  const command = Object.hasOwn(commands, name) ? commands[name] : undefined;
   if (!command) {
     io.stderr(`zerda: unknown command '${name}'\n\n${mainHelp}`);
     return ExitCode.usage;

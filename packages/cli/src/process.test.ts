@@ -8,10 +8,9 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runIndex } from './commands/index-store.js';
-import { runSearch, type SearchReport } from './commands/search.js';
-import { ZerdaStore } from './store/store.js';
-import { dataRoot, repoRoot } from './test-helpers.js';
+import { runIndex } from './commands/index/index.js';
+import { runSearch, type SearchReport } from './commands/search/index.js';
+import { dataRoot, readStore, repoRoot } from './test-helpers.js';
 
 const cranfieldCorpus = join(dataRoot, 'cranfield', 'corpus.jsonl');
 const bin = join(repoRoot, 'packages', 'cli', 'src', 'bin.ts');
@@ -82,37 +81,33 @@ afterAll(async () => {
  * n * size lines (that have words), each with all its chunks. Returns n.
  */
 async function expectWholeBatches(store: string, size: number): Promise<number> {
-  const opened = await ZerdaStore.open(store);
-  try {
-    const chunks = [...opened.keyword.chunks()];
-    const documents = new Set(chunks.map((chunk) => chunk.docId));
-    const ids = lines.map((line) => JSON.parse(line) as { _id: string; title: string; text: string });
-    let batches = 0;
-    for (let n = 1; n * size <= ids.length; n++) {
-      const expected = ids
-        .slice(0, n * size)
-        .filter((d) => `${d.title} ${d.text}`.trim() !== '')
-        .map((d) => d._id);
-      if (expected.length === documents.size && expected.every((id) => documents.has(id))) batches = n;
-    }
-    expect(
-      batches,
-      `the store holds ${documents.size} documents, not whole batches of ${size}`,
-    ).toBeGreaterThan(0);
-    // Every split document has all its chunks.
-    for (const chunk of chunks) {
-      const total = chunk.metadata?.chunks;
-      if (typeof total === 'number') {
-        for (let part = 1; part <= total; part++)
-          expect(opened.keyword.get(`${chunk.docId}#${part}`)).toBeDefined();
-      }
-    }
-    expect(await opened.vectors.count()).toBe(chunks.length);
-    expect(opened.manifest.counts).toEqual({ documents: documents.size, chunks: chunks.length });
-    return batches;
-  } finally {
-    await opened.close();
+  const { chunks, vectors, counts } = await readStore(store);
+  const byId = new Set(chunks.map((chunk) => chunk.id));
+  const documents = new Set(chunks.map((chunk) => chunk.docId));
+  const ids = lines.map((line) => JSON.parse(line) as { _id: string; title: string; text: string });
+  let batches = 0;
+  for (let n = 1; n * size <= ids.length; n++) {
+    const expected = ids
+      .slice(0, n * size)
+      .filter((d) => `${d.title} ${d.text}`.trim() !== '')
+      .map((d) => d._id);
+    if (expected.length === documents.size && expected.every((id) => documents.has(id))) batches = n;
   }
+  expect(
+    batches,
+    `the store holds ${documents.size} documents, not whole batches of ${size}`,
+  ).toBeGreaterThan(0);
+  // Every split document has all its chunks.
+  for (const chunk of chunks) {
+    const total = chunk.metadata?.chunks;
+    if (typeof total === 'number') {
+      for (let part = 1; part <= total; part++) expect(byId.has(`${chunk.docId}#${part}`)).toBe(true);
+    }
+  }
+  // Every chunk is in both sides: the keyword side's and the vector store's counts agree.
+  expect(vectors).toBe(chunks.length);
+  expect(counts).toEqual({ documents: documents.size, chunks: chunks.length });
+  return batches;
 }
 
 describe('pnpm zerda, as a process', () => {
@@ -130,7 +125,7 @@ describe('pnpm zerda, as a process', () => {
     expect(explained.stderr).toBe('');
     expect(explained.code).toBe(0);
     expect(explained.stdout).toMatch(
-      /^hybrid \(weighted\+rrf\) search for "boundary layer heat transfer": 10 hits/,
+      /^hybrid \(weighted\) search for "boundary layer heat transfer": 10 hits/,
     );
     expect(explained.stdout).toMatch(/keyword +#1 +score 1\.000 +\(BM25 [\d.]+\)/);
     expect(explained.stdout).toMatch(/fused +[\d.]+ = /);
@@ -155,8 +150,8 @@ describe('pnpm zerda, as a process', () => {
     expect(finished.stdout).toMatch(/^Interrupted: (?:99|199|200|100) documents .* in whole batches/);
     const batches = await expectWholeBatches(store, 100);
     expect([1, 2]).toContain(batches);
-    expect((await readdir(store)).filter((name) => name.startsWith('data-'))).toHaveLength(1);
-    expect(await readdir(store)).not.toContain('zerda-store.lock');
+    expect(await readdir(store)).toContain('zerda-collection.json');
+    expect(await readdir(store)).not.toContain('zerda-collection.lock');
     const answer = await runSearch({ store, query: 'slipstream wing', k: 3 });
     expect(answer.hits.length).toBe(3);
   }, 120_000);
@@ -176,13 +171,13 @@ describe('pnpm zerda, as a process', () => {
     const answer = await runSearch({ store, query: 'boundary layer', k: 2, mode: 'vector' });
     expect(answer.hits.length).toBe(2);
 
-    // The next run takes over the dead process's lock, removes any half-written data folder and adds.
+    // The next run takes over the dead process's lock, replays the collection's log and adds.
     await writeFile(join(tmp, 'more.txt'), 'One more document about shock waves.');
     const summary = await runIndex({ paths: [join(tmp, 'more.txt')], store });
     expect(summary.totals.documents).toBe(
       batches * 50 - lines.slice(0, batches * 50).filter(isEmpty).length + 1,
     );
-    expect((await readdir(store)).filter((name) => name.startsWith('data-'))).toHaveLength(1);
+    expect((await readdir(store)).filter((name) => name.startsWith('log-'))).toHaveLength(1);
   }, 120_000);
 });
 

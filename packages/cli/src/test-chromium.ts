@@ -41,6 +41,10 @@ export interface BrowserPage {
   evaluate<T>(expression: string): Promise<T>;
   /** What the page did since it was opened. */
   report(): PageReport;
+  /** Sends a DevTools Protocol command for the page (for example `Storage.overrideQuotaForOrigin`). */
+  command(method: string, params?: Record<string, unknown>): Promise<Record<string, unknown>>;
+  /** A PNG screenshot of the page as it is now. */
+  screenshot(): Promise<Buffer>;
 }
 
 interface Message {
@@ -225,6 +229,14 @@ export async function withChromium<T>(
         return result.result?.value as V;
       },
       report: () => ({ errors: [...errors], requests: [...requests] }),
+      command: (method, params = {}) => withTimeout(send(method, params, sessionId), method),
+      async screenshot() {
+        const { data } = (await withTimeout(
+          send('Page.captureScreenshot', { format: 'png' }, sessionId),
+          'screenshot',
+        )) as { data: string };
+        return Buffer.from(data, 'base64');
+      },
     };
     return await use(page);
   } finally {

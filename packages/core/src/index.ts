@@ -1,3 +1,4 @@
+export * from './collection/index.js';
 export * from './context/index.js';
 export * from './errors/index.js';
 export * from './eval/index.js';

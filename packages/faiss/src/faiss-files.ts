@@ -1,13 +1,6 @@
 import { join } from 'node:path';
-import {
-  type Chunk,
-  type DistanceMetric,
-  IndexFormatError,
-  readDataFile,
-  readManifestText,
-  throwIfAborted,
-  writeManifestSave,
-} from '@zerda/core';
+import { type Chunk, type DistanceMetric, IndexFormatError, throwIfAborted } from '@zerda/core';
+import { readDataFile, readManifestText, writeManifestSave } from '@zerda/core/node';
 import { FaissFormatProblem, type FaissIndexLayout, readIndexLayout } from './faiss-index-format.js';
 
 /*

@@ -1,17 +1,21 @@
 import {
   type Chunk,
+  createInMemoryVectorStore,
   type Embedder,
   evaluateFilter,
+  type FilterConvention,
+  FilterError,
+  type FilterNode,
   type FilterRecord,
-  InMemoryVectorStore,
   parseFilter,
   resolveFilter,
   serializeFilter,
   VectorRetriever,
 } from '@zerda/core';
-import { filterNodeArbitrary, filterRecordArbitrary } from '@zerda/core/testing';
+import { filterNodeArbitrary, filterNodeArbitraryWith, filterRecordArbitrary } from '@zerda/core/testing';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { type FaissFilter, faissFilterConvention, matchesDocIdFilter } from './faiss-filter.js';
 import { createFaissStore, type FaissIndexType } from './faiss-store.js';
 import { clusteredVectors, seededRandom, testChunks } from './test-utils/data.js';
 import { faissSkipped, requireFaiss } from './test-utils/faiss-available.js';
@@ -43,11 +47,140 @@ async function corpus(indexType: FaissIndexType, count: number, dimension: numbe
   });
   const embedder = lookupEmbedder(dimension, table);
   const faiss = createFaissStore({ indexType, embedder });
-  const reference = new InMemoryVectorStore({ embedder });
+  const reference = createInMemoryVectorStore({ embedder });
   await faiss.add(chunks);
   await reference.add(chunks);
   return { faiss, reference, queries: queries.map((_, index) => `q${index}`) };
 }
+
+/** FAISS's native semantics, strict about form: a malformed translation throws instead of passing. */
+function evaluateFaissFilter(native: unknown, record: FilterRecord): boolean {
+  const problem = faissFilterConvention.checkNative?.(native);
+  if (problem !== undefined || Object.keys(native as object).length !== 1) {
+    throw new Error(`FAISS would refuse ${JSON.stringify(native)}: ${problem ?? 'unknown keys'}`);
+  }
+  return matchesDocIdFilter((native as FaissFilter).docIdFilter, record);
+}
+
+const convention: FilterConvention = faissFilterConvention;
+const translate = (filter: object) => convention.translate(parseFilter(filter));
+const pushable = (filter: object) => convention.canPushDown(parseFilter(filter));
+
+describe('faissFilterConvention', () => {
+  it('pushes docId equality and membership as an allow-list', () => {
+    expect(convention.name).toBe('faiss');
+    expect(translate({ docId: 'd1' })).toEqual({ docIdFilter: ['d1'] });
+    expect(translate({ docId: ['d2', 'd1', 'd2'] })).toEqual({ docIdFilter: ['d1', 'd2'] });
+    expect(translate({ $or: [{ docId: 'd3' }, { docId: { $in: ['d1'] } }] })).toEqual({
+      docIdFilter: ['d1', 'd3'],
+    });
+    expect(translate({ $not: { docId: { $nin: ['d1'] } } })).toEqual({ docIdFilter: ['d1'] });
+    expect(translate({ docId: { $in: [] } })).toEqual({ docIdFilter: [] });
+  });
+
+  it('pushes nothing else', () => {
+    for (const filter of [
+      { color: 'red' },
+      { docId: { $ne: 'd1' } },
+      { docId: { $nin: ['d1'] } },
+      { docId: 5 },
+      { docId: ['d1', 5] },
+      { docId: { $exists: true } },
+      { $or: [{ docId: 'd1' }, { color: 'red' }] },
+      { docId: 'd1', $and: [{ docId: ['d1', 'd2'] }] },
+    ]) {
+      expect(pushable(filter)).toBe(false);
+    }
+    expect(() => translate({ color: 'red' })).toThrow(FilterError);
+  });
+
+  it('checks native filters written by hand', () => {
+    expect(convention.checkNative?.({ docIdFilter: [] })).toBeUndefined();
+    expect(convention.checkNative?.({ docIdFilter: ['d1', 'd2'] })).toBeUndefined();
+    for (const bad of [
+      undefined,
+      null,
+      ['d1'],
+      { docIdFilter: 'd1' },
+      { docIdFilter: ['d1', 2] },
+      { docId: 'd1' },
+    ]) {
+      expect(convention.checkNative?.(bad)).toMatch(/docIdFilter/);
+    }
+  });
+
+  it('matches a record by its docId, falling back to metadata.docId', () => {
+    expect(matchesDocIdFilter(['d1'], { id: 'r', docId: 'd1' })).toBe(true);
+    expect(matchesDocIdFilter(['d1'], { id: 'r', metadata: { docId: 'd1' } })).toBe(true);
+    expect(matchesDocIdFilter(new Set(['d1']), { id: 'r', metadata: { docId: ['d0', 'd1'] } })).toBe(true);
+    expect(matchesDocIdFilter(['d1'], { id: 'r' })).toBe(false);
+    expect(matchesDocIdFilter([], { id: 'r', docId: 'd1' })).toBe(false);
+  });
+});
+
+/*
+ * The invariant behind the convention: what FAISS selects natively, intersected with what the
+ * residual selects client-side, is exactly what Zerda's reference evaluator selects.
+ */
+describe('faissFilterConvention against the reference evaluator', () => {
+  const runs = { numRuns: 300 };
+  const recordList = fc.array(filterRecordArbitrary(), { minLength: 1, maxLength: 10 });
+  // Filters over every field, and over few fields so that conditions on one field meet often (an
+  // AND of two docId conditions on a record whose docId is a list, say).
+  const filterKinds: Array<[string, fc.Arbitrary<FilterNode>]> = [
+    ['any field', filterNodeArbitrary],
+    ['two fields', filterNodeArbitraryWith({ fields: ['a', 'docId'], strings: ['x', 'd1', 'd2'] })],
+    ['docId only', filterNodeArbitraryWith({ fields: ['docId'], strings: ['d1', 'd2', 'd3'] })],
+    [
+      'docId equality and membership',
+      filterNodeArbitraryWith({ fields: ['docId'], strings: ['d1', 'd2', 'd3'], leaves: ['eq', 'in'] }),
+    ],
+  ];
+
+  it.each(filterKinds)(
+    'translates each pushable subtree into a filter selecting what Zerda selects (%s)',
+    (_, filters) => {
+      fc.assert(
+        fc.property(filters, recordList, (node, subjects) => {
+          if (!convention.canPushDown(node)) return;
+          const native = convention.translate(node);
+          for (const record of subjects)
+            expect(evaluateFaissFilter(native, record)).toBe(evaluateFilter(node, record));
+        }),
+        runs,
+      );
+    },
+  );
+
+  it.each(filterKinds)(
+    'native AND residual selects exactly what the whole filter selects (%s)',
+    (_, filters) => {
+      fc.assert(
+        fc.property(filters, recordList, (node, subjects) => {
+          const resolved = resolveFilter({ filterConvention: convention }, node);
+          expect(resolved.native === undefined).toBe(resolved.pushed === undefined);
+          if (resolved.native !== undefined) expect(resolved.native.convention).toBe('faiss');
+          expect(resolved.warnings.length).toBe(resolved.residual === undefined ? 0 : 1);
+          for (const record of subjects) {
+            const backend =
+              resolved.native === undefined || evaluateFaissFilter(resolved.native.filter, record);
+            const client = resolved.residual === undefined || evaluateFilter(resolved.residual, record);
+            expect(backend && client).toBe(evaluateFilter(node, record));
+          }
+        }),
+        runs,
+      );
+    },
+  );
+
+  it('pushes down a share of random filters (the generators reach it)', () => {
+    const sample = fc.sample(filterNodeArbitrary, { numRuns: 2000, seed: 42 });
+    const pushed = sample.filter(
+      (node) => resolveFilter({ filterConvention: convention }, node).pushed !== undefined,
+    );
+    expect(pushed.length).toBeGreaterThan(20);
+  });
+});
 
 describe.skipIf(faissSkipped)(
   'filters over a FAISS store (docIdFilter pushed down, the rest client-side)',
@@ -63,7 +196,7 @@ describe.skipIf(faissSkipped)(
         const filter = { category: 'legal' };
         // Nothing of it can be pushed to FAISS: all of it is the residual, with a warning.
         const resolved = resolveFilter(faiss, filter);
-        expect(resolved.native).toEqual({});
+        expect(resolved.native).toBeUndefined();
         expect(resolved.warnings).toHaveLength(1);
 
         const retriever = new VectorRetriever({ store: faiss });
@@ -90,7 +223,10 @@ describe.skipIf(faissSkipped)(
         const { faiss, reference, queries } = await corpus(indexType, 3000, 16);
         const filter = { docId: { $in: ['doc7', 'doc9'] }, tags: 'odd', position: { $gte: 500 } };
         const resolved = resolveFilter(faiss, filter);
-        expect(resolved.native).toEqual({ docIdFilter: ['doc7', 'doc9'] });
+        expect(resolved.native).toMatchObject({
+          convention: 'faiss',
+          filter: { docIdFilter: ['doc7', 'doc9'] },
+        });
         const retriever = new VectorRetriever({ store: faiss });
         const exact = new VectorRetriever({ store: reference });
         for (const query of queries) {
@@ -122,7 +258,7 @@ describe.skipIf(faissSkipped)(
             });
             const embeddings = chunks.map(() => Float32Array.from({ length: 4 }, () => random() - 0.5));
             const store = createFaissStore({ indexType, metric: 'l2' });
-            const reference = new InMemoryVectorStore({ metric: 'l2' });
+            const reference = createInMemoryVectorStore({ metric: 'l2' });
             await store.add(chunks, { embeddings });
             await reference.add(chunks, { embeddings });
             const query = Float32Array.from({ length: 4 }, () => random() - 0.5);

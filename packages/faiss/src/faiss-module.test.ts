@@ -15,6 +15,7 @@ describe('faiss-node missing or not built', () => {
       .catch((caught: unknown) => caught);
     expect(BackendError.isInstance(error)).toBe(true);
     expect((error as BackendError).message).toMatch(/faiss-node could not be loaded/);
+    expect((error as BackendError).message).toMatch(/npx zerda-faiss build/);
     expect((error as BackendError).message).toMatch(/scripts\/setup-faiss\.sh/);
     expect((error as BackendError).cause).toBeDefined();
     // Nothing was written, and a store that has nothing needs no FAISS to answer.

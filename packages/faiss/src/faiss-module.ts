@@ -28,10 +28,12 @@ export const METRIC_INNER_PRODUCT = 0;
 export const METRIC_L2 = 1;
 
 export const INSTALL_HINT =
-  'faiss-node is a native module that must be built: in the Zerda repository run `bash scripts/setup-faiss.sh` ' +
-  '(Debian/Ubuntu: it installs libfaiss-dev, libopenblas-dev, cmake and patchelf with apt-get and compiles ' +
-  "faiss-node against them); in your own project install faiss-node with its install script allowed (pnpm: add it to 'onlyBuiltDependencies'), " +
-  'which downloads a prebuilt binary. See the @zerda/faiss README. (ZERDA_SKIP_FAISS=1 skips the FAISS tests of the Zerda repository.)';
+  'faiss-node is a native module that must be built. After an install that skipped its install script ' +
+  '(npm --ignore-scripts, pnpm 10, offline), run `npx zerda-faiss build` in your project: it builds faiss-node ' +
+  'against the system FAISS (Debian/Ubuntu: sudo apt-get install libfaiss-dev libopenblas-dev cmake patchelf g++ make; ' +
+  '`npx zerda-faiss build --install-system-packages` installs them). With the network, `npm rebuild faiss-node` ' +
+  "downloads a prebuilt binary instead (pnpm: allow it in 'onlyBuiltDependencies'). See the @zerda/faiss README. " +
+  '(In the Zerda repository: bash scripts/setup-faiss.sh; ZERDA_SKIP_FAISS=1 skips the FAISS tests.)';
 
 let loading: Promise<FaissModule> | undefined;
 

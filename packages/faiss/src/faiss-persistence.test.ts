@@ -5,10 +5,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { type DistanceMetric, IndexFormatError, type VectorHit } from '@zerda/core';
+import { type DistanceMetric, IndexFormatError, nativeFilter, type VectorHit } from '@zerda/core';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MANIFEST_FILE } from './faiss-files.js';
-import { createFaissStore, type FaissIndexType, FaissStore } from './faiss-store.js';
+import { faissFilterConvention } from './faiss-filter.js';
+import { createFaissStore, type FaissIndexType, loadFaissStore } from './faiss-store.js';
 import { clusteredVectors, testChunks } from './test-utils/data.js';
 import { faissSkipped, requireFaiss } from './test-utils/faiss-available.js';
 
@@ -80,15 +81,16 @@ describe.skipIf(faissSkipped)('saving and loading a FAISS store', () => {
       const store = await filledStore(indexType, metric);
       const directory = await temporaryDirectory();
       await store.save(directory);
-      const loaded = await FaissStore.load(directory);
+      const loaded = await loadFaissStore(directory);
       expect(loaded.stats()).toEqual(store.stats());
       expect(loaded.capabilities).toEqual(store.capabilities);
+      const allowed = nativeFilter(faissFilterConvention, { docIdFilter: ['docX', 'doc3'] });
       for (const query of clusteredVectors(8, 16, 9)) {
         expect((await loaded.search(query, { topK: 20 })).hits).toEqual(
           (await store.search(query, { topK: 20 })).hits,
         );
-        expect((await loaded.search(query, { topK: 5, docIdFilter: ['docX', 'doc3'] })).hits).toEqual(
-          (await store.search(query, { topK: 5, docIdFilter: ['docX', 'doc3'] })).hits,
+        expect((await loaded.search(query, { topK: 5, nativeFilter: allowed })).hits).toEqual(
+          (await store.search(query, { topK: 5, nativeFilter: allowed })).hits,
         );
       }
       await loaded.add([{ id: 'new', text: 'new' }], { embeddings: [new Float32Array(16).fill(1)] });
@@ -139,10 +141,10 @@ describe.skipIf(faissSkipped)('saving and loading a FAISS store', () => {
     await expect(store.save(directory)).rejects.toThrow(/simulated crash/);
     failures.rename = false;
     expect((await readdir(directory)).sort()).toEqual(before);
-    const loaded = await FaissStore.load(directory);
+    const loaded = await loadFaissStore(directory);
     expect(await loaded.count()).toBe(797);
     await store.save(directory);
-    expect(await (await FaissStore.load(directory)).count()).toBe(798);
+    expect(await (await loadFaissStore(directory)).count()).toBe(798);
     expect(await readdir(directory)).toHaveLength(2);
   });
 
@@ -183,7 +185,7 @@ describe.skipIf(faissSkipped)('saving and loading a FAISS store', () => {
           .at(-1)!
           .slice(7),
       );
-      const loaded = await FaissStore.load(directory);
+      const loaded = await loadFaissStore(directory);
       expect(await loaded.count()).toBe(20_000);
       const hit = (await loaded.search(new Array(64).fill(0.1), { topK: 1 })).hits[0]!;
       const loadedVersion = hit.chunk.metadata!.version as number;
@@ -200,7 +202,7 @@ describe.skipIf(faissSkipped)('saving and loading a FAISS store', () => {
     await store.save(directory);
     await writeFile(join(directory, 'zerda-faiss-0123456789abcdef.index'), Buffer.from('IxFI\u0010\u0000'));
     await writeFile(join(directory, `${MANIFEST_FILE}.0123456789abcdef.tmp`), '{"format":"zerda.faiss-st');
-    expect(await (await FaissStore.load(directory)).count()).toBe(797);
+    expect(await (await loadFaissStore(directory)).count()).toBe(797);
   });
 
   describe('a corrupt or mismatched save is an IndexFormatError, and never reaches FAISS', () => {
@@ -227,7 +229,7 @@ describe.skipIf(faissSkipped)('saving and loading a FAISS store', () => {
     }
 
     it('nothing saved there', async () => {
-      await refused(FaissStore.load(join(await temporaryDirectory(), 'missing')), /No saved FAISS store/);
+      await refused(loadFaissStore(join(await temporaryDirectory(), 'missing')), /No saved FAISS store/);
     });
 
     it('a flipped byte in the index file', async () => {
@@ -235,50 +237,50 @@ describe.skipIf(faissSkipped)('saving and loading a FAISS store', () => {
       const bytes = await readFile(indexPath);
       bytes[Math.floor(bytes.length / 2)]! ^= 0x40;
       await writeFile(indexPath, bytes);
-      await refused(FaissStore.load(directory), /does not match the manifest/);
+      await refused(loadFaissStore(directory), /does not match the manifest/);
     });
 
     it('a truncated or missing index file', async () => {
       const { directory, indexPath } = await saved('flat');
       await truncate(indexPath, 100);
-      await refused(FaissStore.load(directory), /truncated, corrupt/);
+      await refused(loadFaissStore(directory), /truncated, corrupt/);
       await rm(indexPath);
-      await refused(FaissStore.load(directory), /missing/);
+      await refused(loadFaissStore(directory), /missing/);
     });
 
     it('the index file of another save', async () => {
       const first = await saved();
       const second = await saved();
       await writeFile(first.indexPath, await readFile(second.indexPath));
-      await refused(FaissStore.load(first.directory), /does not match the manifest/);
+      await refused(loadFaissStore(first.directory), /does not match the manifest/);
     });
 
     it('a manifest that is not JSON, of another format or version, or inconsistent', async () => {
       const { directory, manifestPath, manifest } = await saved();
       await writeFile(manifestPath, '{"format": "zerda.faiss-store", "vers');
-      await refused(FaissStore.load(directory), /not valid JSON/);
+      await refused(loadFaissStore(directory), /not valid JSON/);
       await writeFile(manifestPath, JSON.stringify({ ...manifest, format: 'zerda.in-memory-vector-store' }));
-      await refused(FaissStore.load(directory), /Not a Zerda FAISS store/);
+      await refused(loadFaissStore(directory), /Not a Zerda FAISS store/);
       await writeFile(manifestPath, JSON.stringify({ ...manifest, version: 2 }));
-      await refused(FaissStore.load(directory), /Format version 2 is not supported/);
+      await refused(loadFaissStore(directory), /Format version 2 is not supported/);
       await writeFile(manifestPath, JSON.stringify({ ...manifest, count: manifest.count + 1 }));
-      await refused(FaissStore.load(directory), /should hold/);
+      await refused(loadFaissStore(directory), /should hold/);
       await writeFile(
         manifestPath,
         JSON.stringify({ ...manifest, labels: manifest.labels.slice(1), count: manifest.count - 1 }),
       );
-      await refused(FaissStore.load(directory), /vectors, the manifest has/);
+      await refused(loadFaissStore(directory), /vectors, the manifest has/);
       const duplicated = [...manifest.labels];
       duplicated[10] = duplicated[11];
       await writeFile(manifestPath, JSON.stringify({ ...manifest, labels: duplicated }));
-      await refused(FaissStore.load(directory), /saved chunks are invalid.*duplicate/);
+      await refused(loadFaissStore(directory), /saved chunks are invalid.*duplicate/);
     });
 
     it('an index file whose FAISS layout contradicts the manifest', async () => {
       const save = await saved('hnsw');
       const bytes = await readFile(save.indexPath);
       await writeFile(save.manifestPath, JSON.stringify({ ...save.manifest, metric: 'l2' }));
-      await refused(FaissStore.load(save.directory), /metric ip, the manifest's l2 needs l2/);
+      await refused(loadFaissStore(save.directory), /metric ip, the manifest's l2 needs l2/);
       const flat = await saved('flat');
       await writeFile(
         flat.manifestPath,
@@ -288,26 +290,26 @@ describe.skipIf(faissSkipped)('saving and loading a FAISS store', () => {
           hnsw: { m: 32, efConstruction: 40, efSearch: 64 },
         }),
       );
-      await refused(FaissStore.load(flat.directory), /a flat index, the manifest says hnsw/);
+      await refused(loadFaissStore(flat.directory), /a flat index, the manifest says hnsw/);
       await writeFile(save.manifestPath, JSON.stringify({ ...save.manifest, dimension: 8 }));
-      await refused(FaissStore.load(save.directory), /dimension 16, the manifest says 8/);
+      await refused(loadFaissStore(save.directory), /dimension 16, the manifest says 8/);
       // Cut inside the graph, or with bytes after it: found by reading the layout, checksum or not.
       await rewriteIndex(save, bytes.subarray(0, 5000));
-      await refused(FaissStore.load(save.directory), /cannot be read: the index data ends inside/);
+      await refused(loadFaissStore(save.directory), /cannot be read: the index data ends inside/);
       await rewriteIndex(save, Buffer.concat([bytes, Buffer.from([0])]));
-      await refused(FaissStore.load(save.directory), /1 unexpected bytes after the index/);
+      await refused(loadFaissStore(save.directory), /1 unexpected bytes after the index/);
       await rewriteIndex(save, Buffer.from('IVFPQ index of some other kind'));
-      await refused(FaissStore.load(save.directory), /unsupported index type 'IVFP'/);
+      await refused(loadFaissStore(save.directory), /unsupported index type 'IVFP'/);
     });
 
     it('settings that contradict the save', async () => {
       const { directory } = await saved('hnsw');
-      await refused(FaissStore.load(directory, { metric: 'l2' }), /uses the cosine metric/);
-      await refused(FaissStore.load(directory, { indexType: 'flat' }), /is a hnsw index/);
-      await refused(FaissStore.load(directory, { dimension: 32 }), /has dimension 16/);
-      await refused(FaissStore.load(directory, { hnsw: { m: 16 } }), /has M 32/);
+      await refused(loadFaissStore(directory, { metric: 'l2' }), /uses the cosine metric/);
+      await refused(loadFaissStore(directory, { indexType: 'flat' }), /is a hnsw index/);
+      await refused(loadFaissStore(directory, { dimension: 32 }), /has dimension 16/);
+      await refused(loadFaissStore(directory, { hnsw: { m: 16 } }), /has M 32/);
       // efSearch is a search-time setting: it may change.
-      const loaded = await FaissStore.load(directory, { hnsw: { efSearch: 200 } });
+      const loaded = await loadFaissStore(directory, { hnsw: { efSearch: 200 } });
       expect(loaded.stats().hnsw).toEqual({ m: 32, efConstruction: 40, efSearch: 200 });
     });
   });
@@ -318,7 +320,7 @@ describe.skipIf(faissSkipped)('saving and loading a FAISS store', () => {
     const saving = store.save(directory);
     await store.add([{ id: 'after', text: 'after' }], { embeddings: [new Float32Array(16)] });
     await saving;
-    expect(await (await FaissStore.load(directory)).count()).toBe(797);
+    expect(await (await loadFaissStore(directory)).count()).toBe(797);
     expect(await store.count()).toBe(798);
   });
 });

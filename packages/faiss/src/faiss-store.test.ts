@@ -1,19 +1,24 @@
 import {
   type Chunk,
   ChunkValidationError,
+  createInMemoryVectorStore,
   type DistanceMetric,
+  FilterError,
   HashEmbedder,
-  InMemoryVectorStore,
   InvalidArgumentError,
+  nativeFilter,
   type VectorHit,
 } from '@zerda/core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createFaissStore, type FaissIndexType, FaissStore } from './faiss-store.js';
+import { faissFilterConvention } from './faiss-filter.js';
+import { createFaissStore, type FaissIndexType } from './faiss-store.js';
 import { clusteredVectors, seededRandom, testChunks } from './test-utils/data.js';
 import { faissSkipped, requireFaiss } from './test-utils/faiss-available.js';
 
 const ids = (hits: VectorHit[]) => hits.map((hit) => hit.chunk.id);
 const metrics: DistanceMetric[] = ['cosine', 'dot', 'l2'];
+/** FAISS's native filter: the allowed document ids. */
+const docIds = (docIdFilter: string[]) => nativeFilter(faissFilterConvention, { docIdFilter });
 
 /** A FAISS store and an in-memory reference store holding the same chunks and vectors. */
 async function pair(
@@ -24,7 +29,7 @@ async function pair(
   settings: { compactRatio?: number; hnsw?: { efSearch?: number } } = {},
 ) {
   const faiss = createFaissStore({ indexType, metric, ...settings });
-  const reference = new InMemoryVectorStore({ metric });
+  const reference = createInMemoryVectorStore({ metric });
   const chunks = testChunks(count);
   const vectors = clusteredVectors(count, dimension);
   await faiss.add(chunks, { embeddings: vectors });
@@ -173,7 +178,7 @@ describe.skipIf(faissSkipped)('FaissStore', () => {
           { length: 1 + Math.floor(random() * 3) },
           () => `doc${Math.floor(random() * 50)}`,
         );
-        const got = (await faiss.search(query, { topK: 10, docIdFilter: allowed })).hits;
+        const got = (await faiss.search(query, { topK: 10, nativeFilter: docIds(allowed) })).hits;
         const want = (await reference.search(query, { topK: 10, filter: { docId: allowed } })).hits;
         expect(got.every((hit) => allowed.includes(hit.chunk.docId!))).toBe(true);
         expect(got).toHaveLength(want.length);
@@ -182,17 +187,21 @@ describe.skipIf(faissSkipped)('FaissStore', () => {
       }
       // HNSW is approximate (exact when the graph cannot reach enough matches, see the next test).
       expect(found / queries.length).toBeGreaterThanOrEqual(indexType === 'flat' ? 0 : 0.8);
-      expect((await faiss.search(queries[0]!, { topK: 10, docIdFilter: [] })).hits).toEqual([]);
-      expect((await faiss.search(queries[0]!, { topK: 10, docIdFilter: ['nope'] })).hits).toEqual([]);
+      expect((await faiss.search(queries[0]!, { topK: 10, nativeFilter: docIds([]) })).hits).toEqual([]);
+      expect((await faiss.search(queries[0]!, { topK: 10, nativeFilter: docIds(['nope']) })).hits).toEqual(
+        [],
+      );
       // Fewer matches than topK: all of them.
-      expect((await faiss.search(queries[0]!, { topK: 100, docIdFilter: ['doc3'] })).hits).toHaveLength(40);
+      expect(
+        (await faiss.search(queries[0]!, { topK: 100, nativeFilter: docIds(['doc3']) })).hits,
+      ).toHaveLength(40);
       if (indexType === 'hnsw') expect(faiss.stats().exactCopy).toBe(true);
     },
   );
 
   it('hnsw: a filter the graph cannot satisfy is answered exactly, from an exact copy kept in step with writes', async () => {
     const { faiss, reference, queries } = await pair('hnsw', 'cosine', 1500, 16);
-    await faiss.search(queries[0]!, { topK: 10, docIdFilter: ['doc1'] });
+    await faiss.search(queries[0]!, { topK: 10, nativeFilter: docIds(['doc1']) });
     expect(faiss.stats().exactCopy).toBe(true);
     const extra = testChunks(1600).slice(1500);
     const vectors = clusteredVectors(100, 16, 7);
@@ -201,11 +210,33 @@ describe.skipIf(faissSkipped)('FaissStore', () => {
     await faiss.delete(['c1', 'c51']);
     await reference.delete(['c1', 'c51']);
     for (const query of queries) {
-      const got = (await faiss.search(query, { topK: 40, docIdFilter: ['doc1'] })).hits;
+      const got = (await faiss.search(query, { topK: 40, nativeFilter: docIds(['doc1']) })).hits;
       const want = (await reference.search(query, { topK: 40, filter: { docId: 'doc1' } })).hits;
       expect(ids(got)).toEqual(ids(want));
     }
   });
+
+  it.each(['flat', 'hnsw'] as const)(
+    '%s: get and list read the kept chunks (copies), deleted ones left out',
+    async (indexType) => {
+      // compactRatio 1 keeps HNSW's tombstones, so list pages over them.
+      const store = createFaissStore({ indexType, compactRatio: 1 });
+      const chunks = testChunks(25);
+      await store.add(chunks, { embeddings: clusteredVectors(25, 4) });
+      expect(await store.delete(['c3', 'c10', 'missing'])).toBe(2);
+      expect(store.stats().deleted).toBe(indexType === 'hnsw' ? 2 : 0);
+      expect(store.capabilities).toMatchObject({ deletion: true, listing: true, persistent: false });
+      expect((await store.get(['c5', 'c3', 'missing', 'c0'])).map((chunk) => chunk.id)).toEqual(['c5', 'c0']);
+      const [copy] = await store.get(['c5']);
+      expect(copy).toEqual(chunks[5]);
+      (copy!.metadata!.tags as string[]).push('changed');
+      expect(await store.get(['c5'])).toEqual([chunks[5]]);
+      const pages: Chunk[][] = [];
+      for await (const page of store.list({ pageSize: 4 })) pages.push(page);
+      expect(pages.every((page) => page.length > 0 && page.length <= 4)).toBe(true);
+      expect(pages.flat()).toEqual(chunks.filter((chunk) => chunk.id !== 'c3' && chunk.id !== 'c10'));
+    },
+  );
 
   it('docId is read from metadata.docId too, and string-array docIds match any element', async () => {
     const store = createFaissStore({ dimension: 2 });
@@ -225,8 +256,8 @@ describe.skipIf(faissSkipped)('FaissStore', () => {
         ],
       },
     );
-    const search = async (docIdFilter: string[]) =>
-      ids((await store.search([1, 0], { topK: 10, docIdFilter })).hits).sort();
+    const search = async (allowed: string[]) =>
+      ids((await store.search([1, 0], { topK: 10, nativeFilter: docIds(allowed) })).hits).sort();
     expect(await search(['d1'])).toEqual(['top']);
     expect(await search(['d2', 'd4'])).toEqual(['list', 'meta']);
     expect(await search(['d3'])).toEqual(['list']);
@@ -267,7 +298,7 @@ describe.skipIf(faissSkipped)('FaissStore', () => {
 
   describe('refuses bad input with a typed error and writes nothing', () => {
     async function seeded(indexType: FaissIndexType) {
-      const store = new FaissStore({ indexType });
+      const store = createFaissStore({ indexType });
       await store.add(testChunks(3), {
         embeddings: [
           [1, 0, 0],
@@ -367,9 +398,21 @@ describe.skipIf(faissSkipped)('FaissStore', () => {
       await refused(store.search('text', { topK: 1 }), 'query'); // no embedder
       await refused(store.search([1, 2, 3], { topK: 0 }), 'topK');
       await refused(store.search([1, 2, 3], { topK: 1.5 }), 'topK');
-      await refused(store.search([1, 2, 3], { topK: 1, docIdFilter: 'doc1' as never }), 'docIdFilter');
-      // Another backend's filter option would be silently ignored: it is refused instead.
-      await refused(store.search([1, 2, 3], { topK: 1, filter: { category: 'legal' } } as never), 'filter');
+      // A native filter of the wrong shape, of another backend, or not made by nativeFilter.
+      const filterRefused = async (options: object) => {
+        const error = await store
+          .search([1, 2, 3], { topK: 1, ...options })
+          .catch((caught: unknown) => caught);
+        expect(FilterError.isInstance(error), String(error)).toBe(true);
+      };
+      await filterRefused({
+        nativeFilter: nativeFilter(faissFilterConvention, { docIdFilter: 'doc1' as never }),
+      });
+      await filterRefused({ nativeFilter: nativeFilter('chroma', { docId: { $eq: 'doc1' } }) });
+      await filterRefused({ nativeFilter: { docIdFilter: ['doc1'] } });
+      await filterRefused({ filter: { category: { $near: 1 } } });
+      // Contract v1's filter options would be silently ignored: they are refused instead.
+      await refused(store.search([1, 2, 3], { topK: 1, docIdFilter: ['doc1'] } as never), 'docIdFilter');
       await refused(store.search([1, 2, 3], { topK: 1, where: { category: 'legal' } } as never), 'where');
       await refused(store.delete('c1' as never), 'ids');
     });

@@ -1,12 +1,13 @@
+export { type FaissFilter, faissFilterConvention, matchesDocIdFilter } from './faiss-filter.js';
 export type { FaissIndex, FaissModule } from './faiss-module.js';
 export { loadFaissModule } from './faiss-module.js';
 export {
   createFaissStore,
-  type FaissFilterOptions,
   type FaissHnswSettings,
   type FaissIndexType,
-  type FaissSearchOptions,
-  FaissStore,
+  type FaissStore,
+  type FaissStoreOperations,
   type FaissStoreSettings,
   type FaissStoreStats,
+  loadFaissStore,
 } from './faiss-store.js';

@@ -7,12 +7,14 @@ export {
   type MetadataMode,
   type ZerdaHitMetadata,
 } from './documents.js';
+export { knownScoreKinds, type LangChainDriver, type ScoreKind } from './langchain-driver.js';
 // LangChain into Zerda
 export {
   fromLangChainEmbeddings,
   LangChainEmbedder,
   type LangChainEmbedderOptions,
 } from './langchain-embedder.js';
+export { langChainFilter } from './langchain-filter.js';
 export {
   fromLangChainModel,
   type GenerateOptions,
@@ -22,17 +24,9 @@ export {
 } from './langchain-model.js';
 export {
   fromLangChainVectorStore,
-  type LangChainNativeOptions,
-  type LangChainSearchOptions,
-  LangChainVectorDatabase,
-  type LangChainVectorDatabaseOptions,
-  type UpsertMode,
-} from './langchain-vector-database.js';
-export {
-  type DistanceConversion,
-  knownScoreKinds,
-  type ScoreKind,
-} from './score-direction.js';
+  type LangChainStore,
+  type LangChainStoreSettings,
+} from './langchain-store.js';
 export { ZerdaEmbeddings, type ZerdaEmbeddingsParams } from './zerda-embeddings.js';
 export {
   type ZerdaCallSettings,

@@ -1,12 +1,6 @@
 import type { EmbeddingsInterface } from '@langchain/core/embeddings';
-import {
-  BackendError,
-  type Embedder,
-  InvalidArgumentError,
-  throwIfAborted,
-  wrapBackendError,
-} from '@zerda/core';
-import { raceAbort } from './signal.js';
+import { BackendError, type Embedder, InvalidArgumentError, throwIfAborted } from '@zerda/core';
+import { abortable, wrapBackendError } from '@zerda/core/backend';
 
 export interface LangChainEmbedderOptions {
   /**
@@ -91,7 +85,10 @@ export class LangChainEmbedder implements Embedder {
     if (texts.length === 0) return [];
     let vectors: unknown;
     try {
-      vectors = await raceAbort(this.embeddings.embedDocuments([...texts]), signal);
+      vectors = await abortable(
+        Promise.resolve().then(() => this.embeddings.embedDocuments([...texts])),
+        signal,
+      );
     } catch (error) {
       throw wrapBackendError(this.name, 'embed', error);
     }
@@ -110,7 +107,10 @@ export class LangChainEmbedder implements Embedder {
     throwIfAborted(signal);
     let vector: unknown;
     try {
-      vector = await raceAbort(this.embeddings.embedQuery(text), signal);
+      vector = await abortable(
+        Promise.resolve().then(() => this.embeddings.embedQuery(text)),
+        signal,
+      );
     } catch (error) {
       throw wrapBackendError(this.name, 'embedQuery', error);
     }

@@ -1,6 +1,6 @@
 import type { LanguageModelLike } from '@langchain/core/language_models/base';
 import { AbortedError, BackendError, type LanguageModel, throwIfAborted, ZerdaError } from '@zerda/core';
-import { raceAbort } from './signal.js';
+import { abortable } from '@zerda/core/backend';
 
 /** Options of one generation, as Zerda's LLM reranker passes them. */
 export type GenerateOptions = NonNullable<Parameters<LanguageModel['generate']>[1]>;
@@ -55,8 +55,10 @@ export function fromLangChainModel(
       let output: unknown;
       try {
         // The signal goes to LangChain, and the wait ends when it fires even if the model ignores it.
-        output = await raceAbort(
-          Promise.resolve(model.invoke(prompt, { ...extra, ...(signal === undefined ? {} : { signal }) })),
+        output = await abortable(
+          Promise.resolve().then(() =>
+            model.invoke(prompt, { ...extra, ...(signal === undefined ? {} : { signal }) }),
+          ),
           signal,
         );
       } catch (error) {

@@ -18,7 +18,7 @@ import {
 } from '@zerda/core';
 import { describe, expect, it } from 'vitest';
 import type { ZerdaHitMetadata } from './documents.js';
-import { fromLangChainVectorStore } from './langchain-vector-database.js';
+import { fromLangChainVectorStore } from './langchain-store.js';
 import { corpus } from './test-utils/corpus.js';
 import { FailingVectorStore } from './test-utils/langchain-stores.js';
 import { ZerdaEmbeddings } from './zerda-embeddings.js';

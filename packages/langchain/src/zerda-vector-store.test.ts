@@ -4,20 +4,27 @@ import { PromptTemplate } from '@langchain/core/prompts';
 import { RunnablePassthrough, RunnableSequence } from '@langchain/core/runnables';
 import { FakeListChatModel, FakeVectorStore } from '@langchain/core/utils/testing';
 import {
+  BackendError,
   ChunkValidationError,
+  ContractVersionError,
+  createInMemoryVectorStore,
   evaluateFilter,
+  type FilterConvention,
   FilterError,
   type FilterInput,
-  faissFilterConvention,
+  type FilterNode,
   HashEmbedder,
-  InMemoryVectorStore,
+  nativeFilter,
   parseFilter,
+  serializeFilter,
   type VectorDatabase,
   type Warning,
+  zerdaFilterConvention,
 } from '@zerda/core';
+import { createVectorStore, type VectorDriver } from '@zerda/core/backend';
 import { describe, expect, it } from 'vitest';
 import { chunkToDocument } from './documents.js';
-import { fromLangChainVectorStore } from './langchain-vector-database.js';
+import { fromLangChainVectorStore } from './langchain-store.js';
 import { corpus } from './test-utils/corpus.js';
 import { ZerdaEmbeddings } from './zerda-embeddings.js';
 import { ZerdaVectorStore } from './zerda-vector-store.js';
@@ -42,7 +49,7 @@ async function storeOver(
 
 describe('ZerdaVectorStore over Zerda’s in-memory store', () => {
   it('adds Documents with their ids and searches them, with similarity scores', async () => {
-    const database = new InMemoryVectorStore({ embedder });
+    const database = createInMemoryVectorStore({ embedder });
     const store = new ZerdaVectorStore(embeddings, { database });
     expect(store._vectorstoreType()).toBe('zerda');
     const ids = await store.addDocuments(documents);
@@ -67,7 +74,7 @@ describe('ZerdaVectorStore over Zerda’s in-memory store', () => {
 
   it('accepts Zerda filters, pushed down whole to a store that evaluates the language', async () => {
     const warnings: Warning[] = [];
-    const store = await storeOver(new InMemoryVectorStore({ embedder }), {
+    const store = await storeOver(createInMemoryVectorStore({ embedder }), {
       onWarnings: (w) => warnings.push(...w),
     });
     const filter: FilterInput = {
@@ -83,28 +90,39 @@ describe('ZerdaVectorStore over Zerda’s in-memory store', () => {
   });
 
   it('evaluates what the database cannot, client-side, widening the fetch', async () => {
-    // FAISS-like: only docId pushes down.
-    const inner = new InMemoryVectorStore({ embedder });
-    const faissLike: VectorDatabase = {
-      specificationVersion: 'v1',
-      name: 'faiss-like',
-      capabilities: inner.capabilities,
-      filterConvention: faissFilterConvention,
-      add: (chunks, options) => inner.add(chunks, options),
-      search: (query, options) => {
-        const { docIdFilter, ...rest } = options as typeof options & { docIdFilter?: string | string[] };
-        const docIds = docIdFilter === undefined ? undefined : [docIdFilter].flat();
-        return inner.search(query, { ...rest, ...(docIds ? { filter: { docId: docIds } } : {}) });
-      },
-      delete: (ids) => inner.delete(ids),
-      count: () => inner.count(),
+    // FAISS-like: a v2 driver whose convention pushes down only docId equality and membership.
+    const inner = createInMemoryVectorStore({ embedder }).driver as VectorDriver<FilterInput>;
+    const docIdOnly: FilterConvention<FilterInput> = {
+      name: 'doc-id-only',
+      canPushDown: (node: FilterNode) =>
+        (node.kind === 'compare' && node.op === 'eq' && node.field === 'docId') ||
+        (node.kind === 'in' && !node.negated && node.field === 'docId'),
+      translate: serializeFilter,
     };
+    const queried: unknown[] = [];
+    const faissLike = createVectorStore(
+      {
+        specificationVersion: 'v2',
+        name: 'faiss-like',
+        capabilities: inner.capabilities,
+        filterConvention: docIdOnly,
+        upsert: (records, options) => inner.upsert(records, options),
+        query: (vector, options) => {
+          queried.push(options.filter);
+          return inner.query(vector, options);
+        },
+        get: (ids, options) => inner.get(ids, options),
+        count: (options) => inner.count(options),
+      } satisfies VectorDriver<FilterInput>,
+      { embedder },
+    );
     const warnings: Warning[] = [];
     const store = await storeOver(faissLike, { onWarnings: (w) => warnings.push(...w) });
     const filter: FilterInput = { docId: ['fusion', 'languages'], lang: 'en' };
     const results = await store.similaritySearch('reciprocal rank fusion', 4, filter);
     expect(results.map((document) => document.id).sort()).toEqual(allowed(filter).sort());
     expect(warnings[0]).toMatchObject({ type: 'unsupported', source: 'faiss-like' });
+    expect(queried.at(-1)).toEqual({ docId: { $in: ['fusion', 'languages'] } });
 
     const strict = await storeOver(faissLike, { strictFilters: true });
     await expect(strict.similaritySearch('x', 2, filter)).rejects.toSatisfy(
@@ -113,7 +131,7 @@ describe('ZerdaVectorStore over Zerda’s in-memory store', () => {
   });
 
   it('deletes by id and refuses a delete without ids', async () => {
-    const database = new InMemoryVectorStore({ embedder });
+    const database = createInMemoryVectorStore({ embedder });
     const store = await storeOver(database);
     await store.delete({ ids: ['bm25', 'rrf'] });
     expect(await database.count()).toBe(corpus.length - 2);
@@ -123,7 +141,7 @@ describe('ZerdaVectorStore over Zerda’s in-memory store', () => {
   });
 
   it('keeps ids given as options, as Document.id, or makes UUIDs, and replaces by id', async () => {
-    const database = new InMemoryVectorStore({ embedder });
+    const database = createInMemoryVectorStore({ embedder });
     const store = new ZerdaVectorStore(embeddings, { database });
     const ids = await store.addDocuments(
       [
@@ -153,13 +171,13 @@ describe('ZerdaVectorStore over Zerda’s in-memory store', () => {
         when: new Date('2024-05-01T00:00:00Z'),
       },
     });
-    const strict = new ZerdaVectorStore(embeddings, { database: new InMemoryVectorStore({ embedder }) });
+    const strict = new ZerdaVectorStore(embeddings, { database: createInMemoryVectorStore({ embedder }) });
     const error = await strict.addDocuments([nested]).catch((caught: unknown) => caught);
     expect(ChunkValidationError.isInstance(error)).toBe(true);
     expect((error as ChunkValidationError).problems[0]).toMatchObject({ id: 'split', index: 0 });
 
     const flat = new ZerdaVectorStore(embeddings, {
-      database: new InMemoryVectorStore({ embedder }),
+      database: createInMemoryVectorStore({ embedder }),
       metadata: 'flatten',
     });
     await flat.addDocuments([nested]);
@@ -177,7 +195,7 @@ describe('ZerdaVectorStore over Zerda’s in-memory store', () => {
       corpus.map((chunk) => chunk.text),
       corpus.map((chunk) => ({ ...chunk.metadata, chunkId: chunk.id })),
       embeddings,
-      { database: new InMemoryVectorStore({ embedder }) },
+      { database: createInMemoryVectorStore({ embedder }) },
     );
     const retriever = store.asRetriever({ k: 2, filter: { lang: 'en' } });
     const prompt = PromptTemplate.fromTemplate('Context:\n{context}\n\nQuestion: {question}');
@@ -197,9 +215,31 @@ describe('ZerdaVectorStore over Zerda’s in-memory store', () => {
     expect(docs.every((document) => document.metadata.lang === 'en')).toBe(true);
 
     const again = await ZerdaVectorStore.fromDocuments(documents, embeddings, {
-      database: new InMemoryVectorStore({ embedder }),
+      database: createInMemoryVectorStore({ embedder }),
     });
     expect((await again.similaritySearch('FAISS nearest neighbour', 1))[0]?.id).toBe('faiss');
+  });
+
+  it('takes a native filter of the store’s convention, and refuses v1 stores and deleting where it cannot', async () => {
+    const store = await storeOver(createInMemoryVectorStore({ embedder }));
+    const native = await store.similaritySearch(
+      'hybrid search',
+      10,
+      nativeFilter(zerdaFilterConvention, { lang: 'ar' }),
+    );
+    expect(native.map((document) => document.id)).toEqual(['arabic']);
+    await expect(store.similaritySearch('x', 3, nativeFilter('chroma', { lang: 'ar' }))).rejects.toThrow(
+      FilterError,
+    );
+
+    const v1 = { specificationVersion: 'v1', name: 'old-store', search: async () => ({ hits: [] }) };
+    expect(() => new ZerdaVectorStore(embeddings, { database: v1 })).toThrow(ContractVersionError);
+    expect(() => new ZerdaVectorStore(embeddings, {} as never)).toThrow(/store/);
+
+    const cannotDelete = await storeOver(fromLangChainVectorStore(new FakeVectorStore(embeddings)));
+    await expect(cannotDelete.delete({ ids: ['bm25'] })).rejects.toSatisfy(
+      (error: unknown) => BackendError.isInstance(error) && error.operation === 'delete',
+    );
   });
 
   it('round-trips: a LangChain store wrapped as Zerda, wrapped back as LangChain, keeps filters and ids', async () => {

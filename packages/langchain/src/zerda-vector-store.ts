@@ -2,32 +2,32 @@ import type { Document, DocumentInterface } from '@langchain/core/documents';
 import type { EmbeddingsInterface } from '@langchain/core/embeddings';
 import { VectorStore } from '@langchain/core/vectorstores';
 import {
-  compileFilter,
+  BackendError,
   type FilterInput,
   InvalidArgumentError,
-  resolveFilter,
+  isNativeFilter,
+  type NativeFilter,
   throwIfAborted,
+  toVectorStore,
   type VectorDatabase,
-  type VectorHit,
   type Warning,
-  wrapBackendError,
 } from '@zerda/core';
 import { chunkToDocument, documentToChunk, type MetadataMode } from './documents.js';
 
 export interface ZerdaVectorStoreArgs {
-  /** The Zerda store to serve: Chroma, FAISS, Pinecone, the in-memory store, or any VectorDatabase. */
-  // biome-ignore lint/suspicious/noExplicitAny: any backend's native options
-  database: VectorDatabase<any>;
+  /**
+   * The Zerda store to serve: one made by a factory (createInMemoryVectorStore, createChromaStore,
+   * fromLangChainVectorStore, ...) or a v2 driver, made into a store. Another contract version is
+   * a ContractVersionError.
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: any backend's native filters
+  database: VectorDatabase<any> | object;
   /** Refuse (FilterError) any filter the database cannot evaluate whole, instead of evaluating the rest here. */
   strictFilters?: boolean;
   /** LangChain metadata that Zerda cannot store: refused (default 'strict') or flattened. See `MetadataMode`. */
   metadata?: MetadataMode;
   /** Called with the warnings of each search or add (a filter evaluated client-side, ...). */
   onWarnings?: (warnings: Warning[]) => void;
-  /** First fetch when part of a filter is evaluated here, as a multiple of k (default 2). */
-  initialFetchFactor?: number;
-  /** Factor by which that fetch widens until k matches or the store is exhausted (default 4). */
-  widenFactor?: number;
 }
 
 /** `addDocuments` / `addVectors` options: LangChain's `ids`, and an AbortSignal. */
@@ -37,23 +37,20 @@ export interface ZerdaAddOptions {
 }
 
 /**
- * A LangChain `VectorStore` over any Zerda `VectorDatabase`, so that LangChain code can use
- * Zerda's Chroma, FAISS, Pinecone or in-memory stores. Its filter type is Zerda's filter
- * language: the part the database can evaluate goes to it natively (`resolveFilter`), the rest
- * is evaluated here on the candidates, widening the fetch until `k` match or the database is
- * exhausted. Scores are Zerda's similarities (higher is better). Documents keep their `id`
- * (LangChain's `ids` option, else `Document.id`, else a random UUID).
+ * A LangChain `VectorStore` over any Zerda store, so that LangChain code can use Zerda's Chroma,
+ * FAISS, Pinecone or in-memory stores. Its filter type is Zerda's filter language, resolved by the
+ * store (the part the backend can evaluate goes to it natively, the rest is evaluated on the
+ * candidates, widening the fetch until `k` match or the store is exhausted), or the backend's own
+ * filter made with `nativeFilter(convention, value)`. Scores are Zerda's similarities (higher is
+ * better). Documents keep their `id` (LangChain's `ids` option, else `Document.id`, else a UUID).
  */
 export class ZerdaVectorStore extends VectorStore {
-  declare FilterType: FilterInput;
+  declare FilterType: FilterInput | NativeFilter;
 
-  // biome-ignore lint/suspicious/noExplicitAny: any backend's native options
-  readonly database: VectorDatabase<any>;
+  readonly database: VectorDatabase;
   private readonly strictFilters: boolean;
   private readonly metadataMode: MetadataMode;
   private readonly onWarnings: ((warnings: Warning[]) => void) | undefined;
-  private readonly initialFetchFactor: number;
-  private readonly widenFactor: number;
 
   _vectorstoreType(): string {
     return 'zerda';
@@ -61,25 +58,10 @@ export class ZerdaVectorStore extends VectorStore {
 
   constructor(embeddings: EmbeddingsInterface, args: ZerdaVectorStoreArgs) {
     super(embeddings, args);
-    if (args?.database === undefined || typeof args.database.search !== 'function') {
-      throw new InvalidArgumentError({
-        argument: 'database',
-        message: 'ZerdaVectorStore needs `database`, a Zerda VectorDatabase',
-      });
-    }
-    this.database = args.database;
+    this.database = toVectorStore(args?.database, 'database');
     this.strictFilters = args.strictFilters ?? false;
     this.metadataMode = args.metadata ?? 'strict';
     this.onWarnings = args.onWarnings;
-    this.initialFetchFactor = positive(args.initialFetchFactor ?? 2, 'initialFetchFactor');
-    this.widenFactor = positive(args.widenFactor ?? 4, 'widenFactor');
-    if (this.widenFactor <= 1) {
-      throw new InvalidArgumentError({
-        argument: 'widenFactor',
-        value: this.widenFactor,
-        message: 'must be above 1',
-      });
-    }
   }
 
   /** Embeds the documents with this store's `embeddings` and adds them; returns their ids. */
@@ -113,14 +95,19 @@ export class ZerdaVectorStore extends VectorStore {
 
   /**
    * The `k` documents nearest to the vector, with Zerda's similarity, among those matching
-   * `filter` (Zerda's filter language). A filter is validated before the database is called.
+   * `filter` (Zerda's filter language, or a native filter). A filter is validated before the
+   * database is called.
    */
   async similaritySearchVectorWithScore(
     query: number[],
     k: number,
     filter?: this['FilterType'],
   ): Promise<[Document, number][]> {
-    const { hits, warnings } = await this.searchDatabase(query, k, filter, undefined);
+    const { hits, warnings } = await this.database.search(query, {
+      topK: k,
+      ...(filter === undefined ? {} : isNativeFilter(filter) ? { nativeFilter: filter } : { filter }),
+      strictFilters: this.strictFilters,
+    });
     if (warnings.length > 0) this.onWarnings?.(warnings);
     return hits.map((hit) => [chunkToDocument(hit.chunk), hit.score]);
   }
@@ -133,6 +120,13 @@ export class ZerdaVectorStore extends VectorStore {
         argument: 'ids',
         value: ids,
         message: 'ZerdaVectorStore deletes by id: pass { ids: [...] }',
+      });
+    }
+    if (this.database.delete === undefined) {
+      throw new BackendError({
+        backend: this.database.name,
+        operation: 'delete',
+        message: `the ${this.database.name} store cannot delete (capabilities.deletion is false)`,
       });
     }
     await this.database.delete(ids, signal ? { signal } : {});
@@ -160,53 +154,4 @@ export class ZerdaVectorStore extends VectorStore {
     await store.addDocuments(documents);
     return store;
   }
-
-  /** The hits for a query vector: the native part of the filter pushed down, the residual evaluated here. */
-  private async searchDatabase(
-    query: number[],
-    k: number,
-    filter: FilterInput | undefined,
-    signal: AbortSignal | undefined,
-  ): Promise<{ hits: VectorHit[]; warnings: Warning[] }> {
-    if (!Number.isInteger(k) || k <= 0) {
-      throw new InvalidArgumentError({ argument: 'k', value: k, message: 'must be a positive integer' });
-    }
-    const database = this.database;
-    // Resolving first validates the filter: a bad one fails before the database is called.
-    const resolved = resolveFilter(database, filter, { strict: this.strictFilters });
-    const warnings: Warning[] = [...resolved.warnings];
-    const search = async (topK: number): Promise<VectorHit[]> => {
-      try {
-        const result = await database.search(query, {
-          topK,
-          ...(signal ? { signal } : {}),
-          ...resolved.native,
-        });
-        if (result.warnings) warnings.push(...result.warnings);
-        return result.hits;
-      } catch (error) {
-        throw wrapBackendError(database.name, 'search', error);
-      }
-    };
-    if (resolved.residual === undefined) return { hits: await search(k), warnings };
-
-    const matches = compileFilter(resolved.residual);
-    const available = await database.count(signal ? { signal } : {});
-    let fetch = Math.min(Math.max(k, Math.ceil(k * this.initialFetchFactor)), Math.max(available, k));
-    let hits: VectorHit[];
-    for (;;) {
-      const candidates = await search(fetch);
-      hits = candidates.filter((hit) => matches(hit.chunk));
-      if (hits.length >= k || candidates.length < fetch || fetch >= available) break;
-      fetch = Math.min(Math.ceil(fetch * this.widenFactor), available);
-    }
-    return { hits: hits.slice(0, k), warnings };
-  }
-}
-
-function positive(value: number, argument: string): number {
-  if (!Number.isFinite(value) || value <= 0) {
-    throw new InvalidArgumentError({ argument, value, message: 'must be a positive number' });
-  }
-  return value;
 }

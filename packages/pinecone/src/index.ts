@@ -1,16 +1,19 @@
-// @zerda/pinecone: Zerda's Pinecone backend over the official client.
+// @zerda/pinecone: Zerda's Pinecone backend (a contract-v2 driver over the official client).
 
-// Re-exported from core, where every backend's partial-write error lives.
-export { BatchWriteError } from '@zerda/core';
+export type { RetryEvent, RetrySettings } from '@zerda/core/backend';
+export type { PineconeDriver } from './pinecone-driver.js';
+export {
+  createPineconeFilterConvention,
+  type PineconeFilter,
+  type PineconeFilterConventionSettings,
+  pineconeFilterConvention,
+} from './pinecone-filter.js';
 export { pineconeLimits } from './pinecone-records.js';
 export {
-  connectPineconeStore,
   createPineconeStore,
-  type PineconeFilterOptions,
+  type PineconeLogger,
   type PineconeMetric,
-  type PineconeSearchOptions,
-  PineconeStore,
+  type PineconeStore,
   type PineconeStoreSettings,
 } from './pinecone-store.js';
-export type { PineconeLogger, RetryEvent, RetrySettings } from './retry.js';
 export { createMapTextStore, type TextStore } from './text-store.js';

@@ -48,7 +48,7 @@ testVectorDatabase<PineconeStore>({
         metric,
         dimension,
         retry: { maxRetries: 2, initialDelayMs: 5, maxDelayMs: 20 },
-        requestTimeoutMs: 1_000,
+        timeoutMs: 1_000,
       }),
     unreachableTimeoutMs: 5_000,
   },

@@ -1,6 +1,6 @@
 import type { Chunk, Metadata, MetadataValue } from '@zerda/core';
 
-/** Pinecone's documented limits, which the store checks before any request is sent. */
+/** Pinecone's documented limits, which the driver checks before any request is sent. */
 export const pineconeLimits = Object.freeze({
   /** Records per upsert request. */
   maxRecordsPerUpsert: 1000,
@@ -16,6 +16,8 @@ export const pineconeLimits = Object.freeze({
   maxTopK: 10_000,
   /** Largest dense dimension. */
   maxDimension: 20_000,
+  /** Ids per page of `list` (Pinecone's default page). */
+  maxIdsPerList: 100,
 });
 
 /** Where chunk fields live in a record's metadata. */
@@ -149,18 +151,14 @@ function isMetadataValue(value: unknown): value is MetadataValue {
   );
 }
 
-export function byteLength(text: string): number {
-  return Buffer.byteLength(text, 'utf8');
-}
-
 /** The exact size of a record in the client's JSON request body. */
 export function recordBytes(record: PineconeWireRecord): number {
-  return byteLength(JSON.stringify(record));
+  return Buffer.byteLength(JSON.stringify(record));
 }
 
 /** Bytes of an upsert body around its records: `{"vectors":[...],"namespace":"..."}`. */
 export function upsertEnvelopeBytes(namespace: string): number {
-  return byteLength(`{"vectors":[],"namespace":${JSON.stringify(namespace)}}`);
+  return Buffer.byteLength(`{"vectors":[],"namespace":${JSON.stringify(namespace)}}`);
 }
 
 /**

@@ -91,7 +91,7 @@ describe('the API key never shows', () => {
       apiKey: FAKE_KEY,
       controllerHostUrl: server.url,
       retry: { maxRetries: 2, initialDelayMs: 1, maxDelayMs: 2 },
-      requestTimeoutMs: 300,
+      timeoutMs: 300,
       logger: console,
     };
     const store = createPineconeStore({ ...base, indexName: 'secrets' });

@@ -1,13 +1,18 @@
 import { Pinecone } from '@pinecone-database/pinecone';
 import {
+  BatchWriteError,
   type Chunk,
   ChunkValidationError,
+  FilterError,
   HashEmbedder,
   InvalidArgumentError,
+  type NativeFilter,
+  nativeFilter,
   resolveFilter,
   VectorRetriever,
 } from '@zerda/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type PineconeFilter, pineconeFilterConvention } from './pinecone-filter.js';
 import {
   HINTS_KEY,
   packUpsertBatches,
@@ -15,7 +20,7 @@ import {
   recordBytes,
   upsertEnvelopeBytes,
 } from './pinecone-records.js';
-import { connectPineconeStore, createPineconeStore } from './pinecone-store.js';
+import { createPineconeStore } from './pinecone-store.js';
 import { type LoopbackPinecone, startLoopbackPinecone } from './test-utils/loopback-pinecone.js';
 import { connectedLoopbackStore, fastRetry, loopbackStore } from './test-utils/store-factory.js';
 import { createMapTextStore } from './text-store.js';
@@ -43,16 +48,19 @@ function requestsTo(indexName: string) {
 describe('connecting', () => {
   it('describes the index by name, takes its metric and dimension, and then talks to its host', async () => {
     const { store, indexName } = loopbackStore(server, { apiKey, dimension: 5, metric: 'l2' });
-    expect(store.capabilities.metric).toBe('cosine'); // Pinecone's default, until connected
+    expect(store.capabilities.metric).toBe('cosine'); // Pinecone's default, until opened
     expect(store.dimension).toBeUndefined();
-    await store.connect();
+    await store.driver.open();
     expect(store.capabilities).toMatchObject({
       metric: 'l2',
       persistent: true,
       deletion: true,
+      listing: true,
       maxBatchSize: 100,
+      maxIdsPerCall: 1000,
+      maxConcurrentWrites: 4,
     });
-    expect(store.capabilities.scoreConversion).toMatch(/squared Euclidean distance/);
+    expect(store.capabilities.scoreConversion).toBe('squared-euclidean-distance');
     expect(store.dimension).toBe(5);
     expect(requestsTo(indexName).map((request) => request.operation)).toEqual(['describe_index']);
     expect(await store.count()).toBe(0);
@@ -76,7 +84,7 @@ describe('connecting', () => {
       indexName: wrongMetric.indexName,
       embedder: new HashEmbedder({ dimension: 16 }),
     });
-    await expect(wrongDimension.connect()).rejects.toThrow(
+    await expect(wrongDimension.driver.open()).rejects.toThrow(
       /the index has dimension 4, the store's embedder produces 16/,
     );
   });
@@ -103,7 +111,7 @@ describe('connecting', () => {
 
     const handle = client.index({ host: server.hostOf('shared'), namespace: 'one' });
     const viaHandle = createPineconeStore({ index: handle, dimension: 3 });
-    expect(viaHandle.namespace).toBe('one');
+    expect(viaHandle.driver.namespace).toBe('one');
     expect(await viaHandle.count()).toBe(1);
     expect((await viaHandle.search([1, 0, 0], { topK: 1 })).hits[0]!.chunk.text).toBe('from the client');
   });
@@ -116,7 +124,7 @@ describe('connecting', () => {
       const store = createPineconeStore({ indexName: 'env-key', controllerHostUrl: server.url });
       const missing = await store.count().catch((caught: unknown) => caught);
       expect(InvalidArgumentError.isInstance(missing)).toBe(true);
-      expect((missing as Error).message).toMatch(/set PINECONE_API_KEY/);
+      expect((missing as Error).message).toMatch(/PINECONE_API_KEY is not set/);
       process.env.PINECONE_API_KEY = apiKey;
       expect(await store.count()).toBe(0);
     } finally {
@@ -133,7 +141,11 @@ describe('connecting', () => {
     } finally {
       if (saved !== undefined) process.env.PINECONE_INDEX = saved;
     }
-    expect(() => createPineconeStore({ apiKey, indexName: 'x', batchSize: 1001 })).toThrow(/batchSize/);
+    expect(() => createPineconeStore({ apiKey, indexName: 'x', maxBatchSize: 1001 })).toThrow(/maxBatchSize/);
+    expect(() => createPineconeStore({ apiKey, indexName: 'x', maxConcurrentWrites: 0 })).toThrow(
+      /maxConcurrentWrites/,
+    );
+    expect(() => createPineconeStore({ apiKey, indexName: 'x', timeoutMs: -1 })).toThrow(/timeoutMs/);
     expect(() => createPineconeStore({ apiKey, indexName: 'x', maxRequestBytes: 3_000_000 })).toThrow(
       /maxRequestBytes/,
     );
@@ -198,8 +210,11 @@ describe('records', () => {
       [HINTS_KEY]: '{"docIdFrom":"metadata"}',
     });
     const resolved = resolveFilter(store, { docId: { $in: ['d2', 'd3'] } });
-    expect(resolved.native).toEqual({ filter: { document_id: { $in: ['d2', 'd3'] } } });
-    const { hits } = await store.search(unit(3, 2), { topK: 3, ...resolved.native });
+    expect(resolved.native?.convention).toBe('pinecone');
+    expect(resolved.native?.filter).toEqual({ document_id: { $in: ['d2', 'd3'] } });
+    // resolveFilter's result is typed NativeFilter<unknown>, the store's option NativeFilter<PineconeFilter>.
+    const native = resolved.native as NativeFilter<PineconeFilter>;
+    const { hits } = await store.search(unit(3, 2), { topK: 3, nativeFilter: native });
     expect(hits.map((hit) => hit.chunk).sort((x, y) => x.id.localeCompare(y.id))).toEqual(chunks.slice(1));
   });
 
@@ -350,7 +365,7 @@ describe('request limits', () => {
       dimension: 4,
       metric: 'cosine',
       namespace: 'bytes',
-      batchSize: 1000,
+      maxBatchSize: 1000,
       maxRequestBytes: 5_000,
     });
     const chunks = Array.from({ length: 40 }, (_, i) => ({
@@ -360,9 +375,10 @@ describe('request limits', () => {
     const vectors = chunks.map((_, i) => unit(4, i));
     await store.add(chunks, { embeddings: vectors });
     const upserts = requestsTo(indexName).filter((request) => request.operation === 'upsert');
+    // The vectors go as float32, as core hands them to the driver.
     const records = chunks.map((chunk, i) => ({
       id: chunk.id,
-      values: vectors[i]!,
+      values: vectors[i]!.map(Math.fround),
       metadata: { text: chunk.text },
     }));
     const planned = packUpsertBatches(records.map(recordBytes), {
@@ -380,8 +396,8 @@ describe('request limits', () => {
       apiKey,
       dimension: 64,
       metric: 'cosine',
-      batchSize: 1000,
-      concurrency: 3,
+      maxBatchSize: 1000,
+      maxConcurrentWrites: 3,
     });
     // 300 records of about 38 KB: about 11 MB, far over one 2 MB request, each record under 40 KB of metadata.
     const chunks = Array.from({ length: 300 }, (_, i) => ({
@@ -406,7 +422,7 @@ describe('request limits', () => {
       apiKey,
       dimension: 2,
       metric: 'dot',
-      batchSize: 1000,
+      maxBatchSize: 1000,
     });
     const chunks = Array.from({ length: 2_500 }, (_, i) => ({ id: `n${i}`, text: '' }));
     await store.add(chunks, { embeddings: chunks.map((_, i) => [1, i]) });
@@ -444,15 +460,140 @@ describe('request limits', () => {
   });
 });
 
-describe('connectPineconeStore', () => {
-  it('returns a store whose capabilities are the index’s from the start', async () => {
+describe('opening', () => {
+  it('store.driver.open() reads the index’s metric and dimension before the first operation, once', async () => {
     server.createIndex({ name: 'connected', dimension: 2, metric: 'euclidean' });
-    const store = await connectPineconeStore({
+    const store = createPineconeStore({
       apiKey,
       controllerHostUrl: server.url,
       indexName: 'connected',
     });
+    await Promise.all([store.driver.open(), store.driver.open()]);
+    expect(await store.count()).toBe(0);
+    expect(requestsTo('connected').map((request) => request.operation)).toEqual([
+      'describe_index',
+      'describe_index_stats',
+    ]);
     expect(store.capabilities.metric).toBe('l2');
     expect(store.dimension).toBe(2);
+  });
+});
+
+describe('reading back', () => {
+  const chunksOf = (count: number): Chunk[] =>
+    Array.from({ length: count }, (_, i) => ({
+      id: `r-${String(i).padStart(3, '0')}`,
+      text: `text ${i}`,
+      ...(i % 3 === 0 ? { docId: `d${i % 5}` } : {}),
+      metadata: { i, tags: [`t${i % 4}`] },
+    }));
+
+  it('get fetches chunks by id (unknown ids left out, the order of the ids kept)', async () => {
+    const { store, indexName } = await connectedLoopbackStore(server, {
+      apiKey,
+      dimension: 3,
+      metric: 'cosine',
+    });
+    const chunks = chunksOf(5);
+    await store.add(chunks, { embeddings: chunks.map((_, i) => unit(3, i)) });
+    expect(await store.get(['r-003', 'missing', 'r-000'])).toEqual([chunks[3], chunks[0]]);
+    expect(requestsTo(indexName).filter((request) => request.operation === 'fetch')).toHaveLength(1);
+  });
+
+  it("list goes through the whole namespace with Pinecone's list and fetch, a page at a time", async () => {
+    const texts = createMapTextStore();
+    const { store, indexName } = await connectedLoopbackStore(server, {
+      apiKey,
+      dimension: 3,
+      metric: 'cosine',
+      namespace: 'listed',
+      textStore: texts,
+    });
+    const chunks = chunksOf(250);
+    await store.add(chunks, { embeddings: chunks.map((_, i) => unit(3, i)) });
+    const pages: Chunk[][] = [];
+    for await (const page of store.list({ pageSize: 70 })) pages.push(page);
+    expect(pages.map((page) => page.length)).toEqual([70, 70, 70, 40]);
+    expect(pages.flat()).toEqual(chunks); // ids in byte order, which is their order here
+    // Pinecone's pages hold at most 100 ids, whatever the page size asked for.
+    const large: Chunk[][] = [];
+    for await (const page of store.list({ pageSize: 1000 })) large.push(page);
+    expect(large.map((page) => page.length)).toEqual([100, 100, 50]);
+    // With the stored vectors (as float32), from the same fetches.
+    const listed: Array<{ id: string; vector: number[] }> = [];
+    for await (const { chunks: page, vectors } of store.listRecords({ pageSize: 100 })) {
+      listed.push(...page.map((chunk, i) => ({ id: chunk.id, vector: [...vectors![i]!] })));
+    }
+    expect(listed).toEqual(chunks.map((chunk, i) => ({ id: chunk.id, vector: unit(3, i).map(Math.fround) })));
+    const lists = requestsTo(indexName).filter((request) => request.operation === 'list');
+    expect(lists).toHaveLength(10);
+  });
+
+  it('a request refused part-way through one split batch names the ids written (BatchWriteError)', async () => {
+    const { store, indexName } = await connectedLoopbackStore(server, {
+      apiKey,
+      dimension: 4,
+      metric: 'cosine',
+      maxBatchSize: 1000,
+      maxRequestBytes: 2_000,
+    });
+    const chunks = Array.from({ length: 40 }, (_, i) => ({
+      id: `s-${i}`,
+      text: `text ${'z'.repeat(i * 3)}`,
+    }));
+    server.addFault({
+      indexes: [indexName],
+      operations: ['upsert'],
+      skip: 2,
+      count: 1,
+      fault: { type: 'status', status: 400 },
+    });
+    const error = await store
+      .add(chunks, { embeddings: chunks.map((_, i) => unit(4, i)) })
+      .catch((caught: unknown) => caught);
+    expect(BatchWriteError.isInstance(error), String(error)).toBe(true);
+    const upserts = requestsTo(indexName).filter((request) => request.operation === 'upsert');
+    expect(upserts.map((request) => request.status)).toEqual([200, 200, 400]); // and no request after the failure
+    const written = upserts[0]!.records! + upserts[1]!.records!;
+    expect((error as BatchWriteError).writtenIds).toEqual(chunks.slice(0, written).map((chunk) => chunk.id));
+    expect((error as BatchWriteError).failedIds).toEqual(chunks.slice(written).map((chunk) => chunk.id));
+    expect((error as BatchWriteError).retryable).toBe(false);
+    expect([...server.records(indexName).keys()]).toEqual(chunks.slice(0, written).map((chunk) => chunk.id));
+  });
+
+  it('takes a native filter only in its own convention, checked before any request', async () => {
+    const { store, indexName } = await connectedLoopbackStore(server, {
+      apiKey,
+      dimension: 2,
+      metric: 'cosine',
+    });
+    await store.add(
+      [
+        { id: 'a', text: 'a', metadata: { n: 1 } },
+        { id: 'b', text: 'b', metadata: { n: 2 } },
+      ],
+      {
+        embeddings: [
+          [1, 0],
+          [0, 1],
+        ],
+      },
+    );
+    const own = nativeFilter(pineconeFilterConvention, { n: { $gte: 2 } });
+    expect(
+      (await store.search([1, 0], { topK: 2, nativeFilter: own })).hits.map((hit) => hit.chunk.id),
+    ).toEqual(['b']);
+    const before = requestsTo(indexName).length;
+    for (const wrong of [
+      nativeFilter('chroma', { n: { $gte: 2 } }),
+      { n: { $gte: 2 } },
+      nativeFilter(pineconeFilterConvention, { $not: { n: 1 } }),
+    ]) {
+      const error = await store
+        .search([1, 0], { topK: 2, nativeFilter: wrong as typeof own })
+        .catch((caught: unknown) => caught);
+      expect(FilterError.isInstance(error), String(error)).toBe(true);
+    }
+    expect(requestsTo(indexName)).toHaveLength(before);
   });
 });

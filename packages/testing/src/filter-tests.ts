@@ -18,6 +18,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { addWithVectors, expectTypedError, idsOf, preview, type SuiteContext } from './context.js';
 import { seededUnitVectors } from './fixtures.js';
+import { viewOf } from './wrap-store.js';
 
 /** An embedder that gives every query the same vector, so a retriever asks the store for it. */
 function fixedQueryEmbedder(vector: readonly number[]): Embedder {
@@ -59,9 +60,9 @@ async function checkFilter(
     const expected = reference(resolved.pushed, records);
     let got: string[];
     try {
-      const options: VectorSearchOptions & Record<string, unknown> = {
+      const options: VectorSearchOptions = {
         topK: records.length,
-        ...resolved.native,
+        ...(resolved.native === undefined ? {} : { nativeFilter: resolved.native }),
       };
       got = idsOf((await store.search(query, options)).hits);
     } catch (error) {
@@ -253,16 +254,7 @@ export function filterTests(ctx: SuiteContext): void {
         ],
       };
       // Through the store's own convention, and with no convention at all (everything client-side).
-      const bare: VectorDatabase = {
-        specificationVersion: 'v1',
-        name: `${store.name} (no filter convention)`,
-        capabilities: store.capabilities,
-        add: (chunks, options) => store.add(chunks, options),
-        search: (q, options) =>
-          store.search(q, { topK: options.topK, scoreThreshold: options.scoreThreshold }),
-        delete: (ids, options) => store.delete(ids, options),
-        count: (options) => store.count(options),
-      };
+      const bare = viewOf(store, { keepConvention: false });
       for (const target of [store, bare]) {
         const retriever = new VectorRetriever({ store: target, embedder: fixedQueryEmbedder(query) });
         const result = await retriever.retrieve('query', { k: 3, filter });
@@ -287,22 +279,7 @@ export function filterTests(ctx: SuiteContext): void {
         vectors.slice(1),
       );
       let calls = 0;
-      const counted: VectorDatabase = {
-        specificationVersion: 'v1',
-        name: store.name,
-        capabilities: store.capabilities,
-        ...(store.filterConvention === undefined ? {} : { filterConvention: store.filterConvention }),
-        add: (chunks, options) => store.add(chunks, options),
-        search: (q, options) => {
-          calls++;
-          return store.search(q, options);
-        },
-        delete: (ids, options) => store.delete(ids, options),
-        count: (options) => {
-          calls++;
-          return store.count(options);
-        },
-      };
+      const counted = viewOf(store, { keepConvention: true, onCall: () => calls++ });
       const retriever = new VectorRetriever({ store: counted, embedder: fixedQueryEmbedder(vectors[0]!) });
       const bad: unknown[] = [
         { n: { $regex: '1' } },

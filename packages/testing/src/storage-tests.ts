@@ -1,6 +1,6 @@
-import type { Chunk } from '@zerda/core';
+import { type Chunk, InvalidArgumentError } from '@zerda/core';
 import { describe, expect, it } from 'vitest';
-import { addWithVectors, idsOf, type SuiteContext } from './context.js';
+import { addWithVectors, expectTypedError, idsOf, type SuiteContext } from './context.js';
 import { comparableChunk, seededUnitVectors } from './fixtures.js';
 
 const SELF_TOLERANCE = 1e-4;
@@ -11,18 +11,27 @@ export function storageTests(ctx: SuiteContext): void {
   const timeout = ctx.timeout;
 
   describe('contract', () => {
-    it('declares version v1, a name, its metric and its capabilities', { timeout }, async () => {
+    it('declares version v2, a name, its metric and its capabilities', { timeout }, async () => {
       for (const metric of capabilities.metrics) {
         const store = await ctx.open({ metric });
-        expect(store.specificationVersion).toBe('v1');
+        expect(store.specificationVersion).toBe('v2');
+        expect(store.driver.specificationVersion).toBe('v2');
         expect(typeof store.name).toBe('string');
         expect(store.name.length).toBeGreaterThan(0);
         expect(store.capabilities.metric, `capabilities.metric of a store created for ${metric}`).toBe(
           metric,
         );
-        expect(typeof store.capabilities.scoreConversion).toBe('string');
-        expect(store.capabilities.scoreConversion.length).toBeGreaterThan(0);
+        expect([
+          'similarity',
+          'one-minus-distance',
+          'negated',
+          'euclidean-distance',
+          'squared-euclidean-distance',
+        ]).toContain(store.capabilities.scoreConversion);
         expect(store.capabilities.deletion).toBe(capabilities.deletion);
+        // An operation the driver lacks does not exist on the store (no method that only throws).
+        expect(typeof store.delete === 'function').toBe(capabilities.deletion);
+        expect(typeof store.list === 'function').toBe(store.capabilities.listing);
         expect(typeof store.capabilities.persistent).toBe('boolean');
         const maxBatchSize = store.capabilities.maxBatchSize;
         if (maxBatchSize !== undefined)
@@ -30,7 +39,6 @@ export function storageTests(ctx: SuiteContext): void {
         const convention = store.filterConvention;
         if (convention !== undefined) {
           expect(typeof convention.name).toBe('string');
-          expect(typeof convention.option).toBe('string');
           expect(typeof convention.canPushDown).toBe('function');
           expect(typeof convention.translate).toBe('function');
         }
@@ -195,12 +203,12 @@ export function storageTests(ctx: SuiteContext): void {
         const vectors = seededUnitVectors(17, 5, ctx.dimension);
         const chunks = vectors.map((_, i) => ({ id: `c${i}`, text: `chunk ${i}`, metadata: { i } }));
         await addWithVectors(store, chunks, vectors);
-        expect(await store.delete(['c1', 'c3', 'missing'])).toBe(2);
+        expect(await store.delete!(['c1', 'c3', 'missing'])).toBe(2);
         expect(await store.count()).toBe(3);
         const { hits } = await store.search(vectors[1]!, { topK: 10 });
         expect(idsOf(hits)).toEqual(['c0', 'c2', 'c4']);
-        expect(await store.delete([])).toBe(0);
-        expect(await store.delete(['c1'])).toBe(0);
+        expect(await store.delete!([])).toBe(0);
+        expect(await store.delete!(['c1'])).toBe(0);
         // A deleted id can be added again.
         await addWithVectors(store, [chunks[1]!], [vectors[1]!]);
         expect(await store.count()).toBe(4);
@@ -208,5 +216,47 @@ export function storageTests(ctx: SuiteContext): void {
         expect(comparableChunk(again.hits[0]!.chunk)).toEqual(chunks[1]);
       },
     );
+  });
+
+  describe('get and list', () => {
+    it('gets stored chunks by id, exactly as added, in the order asked, leaving out unknown ids', {
+      timeout,
+    }, async () => {
+      const store = await ctx.open();
+      const vectors = seededUnitVectors(18, 4, ctx.dimension);
+      const chunks = vectors.map((_, i) => ({
+        id: `g${i}`,
+        text: `chunk ${i}`,
+        docId: `d${i % 2}`,
+        metadata: { i },
+      }));
+      await addWithVectors(store, chunks, vectors);
+      const got = await store.get(['g3', 'missing', 'g0', 'g3']);
+      expect(got.map(comparableChunk)).toEqual([chunks[3], chunks[0]]);
+      expect(await store.get([])).toEqual([]);
+      await expectTypedError(() => store.get('g1' as never), InvalidArgumentError, 'get with a string');
+    });
+
+    it('lists every stored chunk once, a page at a time (where the store can list)', {
+      timeout,
+    }, async () => {
+      const store = await ctx.open();
+      if (store.list === undefined) {
+        expect(store.capabilities.listing).toBe(false);
+        return;
+      }
+      const size = 23;
+      const vectors = seededUnitVectors(19, size, ctx.dimension);
+      const chunks = vectors.map((_, i) => ({ id: `l${String(i).padStart(2, '0')}`, text: `chunk ${i}` }));
+      await addWithVectors(store, chunks, vectors);
+      const pages: number[] = [];
+      const seen: string[] = [];
+      for await (const page of store.list({ pageSize: 5 })) {
+        pages.push(page.length);
+        seen.push(...page.map((chunk) => chunk.id));
+      }
+      expect([...seen].sort()).toEqual(chunks.map((chunk) => chunk.id));
+      expect(pages.every((length) => length <= 5)).toBe(true);
+    });
   });
 }

@@ -1,4 +1,4 @@
-import { type BaseRetriever, ContextEngine, type ContextEngineResult, Reranker } from '@zerda/core';
+import { ContextEngine, type ContextEngineResult, type ContextRetriever, Reranker } from '@zerda/core';
 
 /** A two-turn conversation: the answer to the first question is recorded, the second is a follow-up. */
 export const demoConversation = [
@@ -20,12 +20,11 @@ export interface ConversationTurnReport {
  * gets a context within a small budget, with source markers; the recorded answer lets the
  * follow-up question be enriched from the conversation.
  */
-export async function runConversationDemo(retriever: BaseRetriever): Promise<ConversationTurnReport[]> {
+export async function runConversationDemo(retriever: ContextRetriever): Promise<ConversationTurnReport[]> {
   const engine = new ContextEngine({
     retriever,
     reranker: new Reranker({ mode: 'heuristic' }),
     k: 8,
-    minRelativeScore: 0.35,
     budgets: { low: 400, medium: 600, high: 900 },
   });
   const turns: ConversationTurnReport[] = [];

@@ -4,10 +4,10 @@ import {
   type RankedList,
   type Run,
   type RunEntry,
-  readTrecRun,
   reciprocalRankFusion,
   scoreFusion,
 } from '@zerda/core';
+import { readTrecRun } from '@zerda/core/node';
 import { parseCommandArgs, readNumber } from '../args.js';
 import { preview, writeRunFile } from '../collection.js';
 import { type CliIo, UsageError } from '../io.js';
@@ -188,11 +188,11 @@ Exit codes: 0 success; 1 a run file is missing or malformed (the message names t
 the line); 2 the command was called wrongly (bad flag or value).
 
 Examples:
-  pnpm zerda eval ../shared/data/cisi --mode keyword --depth 200 --write-run bm25.run
-  pnpm zerda eval ../shared/data/cisi --mode vector --depth 200 --write-run vector.run
+  pnpm zerda eval datasets/cisi --mode keyword --depth 200 --write-run bm25.run
+  pnpm zerda eval datasets/cisi --mode vector --depth 200 --write-run vector.run
   pnpm zerda fuse bm25.run vector.run --method rrf --out fused.run
   pnpm zerda fuse bm25.run vector.run --method minmax --weights 0.7,0.3 --depth 100 --out fused.run
-  pnpm zerda eval ../shared/data/cisi --run fused.run
+  pnpm zerda eval datasets/cisi --run fused.run
 `;
 
 /** `zerda fuse` from command-line arguments; returns the exit code. */

@@ -6,7 +6,7 @@ import type { ScoredChunk, SearchResult } from '../model/index.js';
 import { FixedScoreLlm, hit } from '../rerank/__tests__/fake-llms.js';
 import { Reranker } from '../rerank/index.js';
 import { corpus, hybridOver } from './__tests__/corpus.js';
-import { ContextEngine, type ContextRetriever } from './context-engine.js';
+import { ContextEngine, type ContextRetriever, DEFAULT_RELATIVE_CUTOFF } from './context-engine.js';
 
 const NOW = Date.parse('2025-06-01T00:00:00Z');
 
@@ -29,7 +29,14 @@ const markerPattern = /^\[(\d+)\] \(source: ([^)]*)\)$/gmu;
 
 describe('ContextEngine', () => {
   it('answers over a hybrid retriever with source markers, counts, analysis and timings', async () => {
-    const engine = new ContextEngine({ retriever: await hybridOver(), k: 5, now: () => NOW });
+    // Every candidate kept (no score cutoffs), so the context has five sources to mark.
+    const engine = new ContextEngine({
+      retriever: await hybridOver(),
+      k: 5,
+      now: () => NOW,
+      minRelativeScore: 0,
+      relativeCutoff: false,
+    });
     const result = await engine.buildContext('What does the Zerda reranker do?');
     expect(result.guardPassed).toBe(true);
     expect(result.guardWarnings).toEqual([]);
@@ -48,6 +55,7 @@ describe('ContextEngine', () => {
     expect(result.counts).toEqual({
       retrieved: 5,
       filtered: 5,
+      relevant: 5,
       deduplicated: 5,
       ranked: 5,
       used: 5,
@@ -244,7 +252,8 @@ describe('ContextEngine', () => {
       [{ type: 'partial-failure', message: 'the vector branch failed', source: 'vector' }],
     );
     const reranker = new Reranker({ mode: 'llm', llm: new FixedScoreLlm({ doca: 1, docb: 9 }) });
-    const engine = new ContextEngine({ retriever, reranker });
+    // The cutoff off: the language model's 1 of 10 for 'a' would otherwise leave it out.
+    const engine = new ContextEngine({ retriever, reranker, relativeCutoff: false });
     const result = await engine.buildContext('passage?');
     expect(result.counts.reranked).toBe(2);
     expect(result.chunks.map((c) => c.chunk.id)).toEqual(['b', 'a']);
@@ -278,5 +287,41 @@ describe('ContextEngine', () => {
       InvalidArgumentError,
     );
     expect(() => new ContextEngine({ retriever, halfLifeDays: 0 })).toThrow(InvalidArgumentError);
+  });
+  it('leaves out chunks far below the best (the relative cutoff) and notes that the budget was not filled', async () => {
+    // k = 4 candidates retrieved: the floor is the 4th score (0.2). 'c' is (0.3 - 0.2) / 0.7 = 0.14
+    // of the way from the floor to the best: below the default 0.25, it stays out.
+    const retriever = fixed([
+      hit('a', 0.9, 'the best passage', 'x'),
+      hit('b', 0.7, 'a good passage', 'y'),
+      hit('c', 0.3, 'a filler passage', 'z'),
+      hit('d', 0.2, 'another filler passage', 'w'),
+    ]);
+    const engine = new ContextEngine({ retriever, k: 4, minRelativeScore: 0 });
+    const result = await engine.buildContext('passage?');
+    expect(result.chunks.map((c) => c.chunk.id).sort()).toEqual(['a', 'b']);
+    expect(result.counts).toMatchObject({ retrieved: 4, filtered: 4, relevant: 2, used: 2 });
+    expect(result.guardPassed).toBe(true);
+    expect(result.guardNotes).toEqual([
+      expect.stringMatching(
+        /^few-relevant: 2 of 4 retrieved chunk\(s\) are within the relative cutoff \(0\.25\)/,
+      ),
+    ]);
+    expect(DEFAULT_RELATIVE_CUTOFF).toBe(0.25);
+
+    // Off: the budget is filled with every candidate, and nothing is noted.
+    const all = await new ContextEngine({
+      retriever,
+      k: 4,
+      minRelativeScore: 0,
+      relativeCutoff: false,
+    }).buildContext('passage?');
+    expect(all.chunks).toHaveLength(4);
+    expect(all.guardNotes).toEqual([]);
+
+    // Fewer candidates than k: the floor is 0, so 'c' (0.3 of the best) stays.
+    const short = await new ContextEngine({ retriever, k: 10, minRelativeScore: 0 }).buildContext('passage?');
+    expect(short.chunks.map((c) => c.chunk.id).sort()).toEqual(['a', 'b', 'c']);
+    expect(() => new ContextEngine({ retriever, relativeCutoff: 1.5 })).toThrow(/relativeCutoff/);
   });
 });

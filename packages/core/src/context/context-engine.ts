@@ -52,6 +52,16 @@ export interface ContextEngineOptions {
   minScore?: number;
   /** Candidates scoring below this share of the best score are dropped (default 0.1). */
   minRelativeScore?: number;
+  /**
+   * The relative cutoff: a candidate is left out when its score is far below the best one's,
+   * rather than used to fill the budget. Kept: `(score - floor) / (best - floor) >= relativeCutoff`,
+   * where `floor` is the lowest score retrieved when the retriever returned all `k` candidates
+   * asked for (the level of "barely retrieved"), and 0 otherwise. Measured against the
+   * candidates' own spread, it means the same for every fusion method and with a reranker
+   * (whose scores are compressed), unlike a share of the best score. Default 0.25; 0 or false
+   * turns it off.
+   */
+  relativeCutoff?: number | false;
   /** Near-duplicate removal: Jaccard threshold on analysed word sets (default 0.85); false turns it off. */
   deduplicate?: false | { threshold?: number };
   /** Default relevance 0.7, quality 0.15, recency 0.15. */
@@ -98,6 +108,11 @@ export interface BuildContextOptions {
 /** `ContextResult` plus how the engine got there. */
 export interface ContextEngineResult extends ContextResult {
   question: string;
+  /**
+   * What the guard notes without failing: `few-relevant` when fewer chunks than the budget has
+   * room for were relevant (the relative cutoff left the rest out).
+   */
+  guardNotes: string[];
   /** The text that was searched: the question, enriched when it is a follow-up. */
   retrievalQuery: string;
   followUp: boolean;
@@ -127,6 +142,9 @@ export interface ContextEngineStats {
   answersRecorded: number;
 }
 
+/** The context engine's default relative cutoff (see `ContextEngineOptions.relativeCutoff`). */
+export const DEFAULT_RELATIVE_CUTOFF = 0.25;
+
 const DEFAULT_WEIGHTS: ContextRankingWeights = { relevance: 0.7, quality: 0.15, recency: 0.15 };
 
 /**
@@ -148,6 +166,7 @@ export class ContextEngine {
     k: number;
     minScore: number;
     minRelativeScore: number;
+    relativeCutoff: number;
     deduplicate: number | false;
     weights: ContextRankingWeights;
     qualityFields: readonly string[];
@@ -233,6 +252,10 @@ export class ContextEngine {
       k,
       minScore: finite(options.minScore ?? 0, 'minScore'),
       minRelativeScore: unit(options.minRelativeScore ?? 0.1, 'minRelativeScore'),
+      relativeCutoff:
+        options.relativeCutoff === false
+          ? 0
+          : unit(options.relativeCutoff ?? DEFAULT_RELATIVE_CUTOFF, 'relativeCutoff'),
       deduplicate,
       weights: Object.freeze(weights),
       qualityFields: Object.freeze([...(options.qualityFields ?? DEFAULT_QUALITY_FIELDS)]),
@@ -310,6 +333,17 @@ export class ContextEngine {
         hit.score >= settings.minRelativeScore * top,
     );
     counts.filtered = hits.length;
+    // The relative cutoff: chunks far below the best, relative to the candidates' spread, stay out.
+    if (settings.relativeCutoff > 0 && hits.length > 1) {
+      const best = hits[0]?.score ?? 0;
+      const lowest = Math.min(...hits.map((hit) => hit.score));
+      const floor = searched.hits.length >= k ? lowest : Math.min(0, lowest);
+      const range = best - floor;
+      if (range > 0) {
+        hits = hits.filter((hit) => (hit.score - floor) / range >= settings.relativeCutoff);
+      }
+    }
+    counts.relevant = hits.length;
     if (settings.deduplicate !== false && hits.length > 1) {
       hits = removeNearDuplicates(hits, (hit) => hit.chunk.text, {
         threshold: settings.deduplicate,
@@ -359,6 +393,17 @@ export class ContextEngine {
         );
       }
     }
+    // Fewer relevant chunks than the budget has room for: said, not filled with filler.
+    const guardNotes: string[] = [];
+    const relevant = counts.relevant ?? 0;
+    const cut = (counts.filtered ?? 0) - relevant;
+    if (chunks.length > 0 && cut > 0 && assembled.partial === undefined && assembled.size < analysis.budget) {
+      guardNotes.push(
+        `few-relevant: ${relevant} of ${searched.hits.length} retrieved chunk(s) are within the relative cutoff ` +
+          `(${settings.relativeCutoff}) of the best; the context uses ${assembled.size} of ${analysis.budget} ${this.budgetUnit} ` +
+          `rather than filling the budget with ${cut} weaker one(s)`,
+      );
+    }
     if (assembled.size > analysis.budget) {
       guardWarnings.push(
         `budget-overflow: the context measures ${assembled.size} ${this.budgetUnit}, over the budget of ${analysis.budget}`,
@@ -384,6 +429,7 @@ export class ContextEngine {
       counts,
       guardPassed: guardWarnings.length === 0,
       guardWarnings,
+      guardNotes,
       warnings,
       latencyMs,
       question,

@@ -15,6 +15,7 @@ export {
   type ContextEngineStats,
   type ContextRankingWeights,
   type ContextRetriever,
+  DEFAULT_RELATIVE_CUTOFF,
 } from './context-engine.js';
 export {
   ConversationMemory,

@@ -3,10 +3,11 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { beirDocumentText, loadBeirFolder } from './beir.js';
+import { loadBeirFolder } from './beir.js';
+import { beirDocumentText } from './beir-types.js';
 import { DatasetError } from './dataset-error.js';
 
-const dataRoot = join(dirname(fileURLToPath(import.meta.url)), '../../../../../shared/data');
+const dataRoot = join(dirname(fileURLToPath(import.meta.url)), '../../../../datasets');
 
 let root: string;
 beforeAll(async () => {

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../errors/index.js';
 import { DatasetError } from './dataset-error.js';
 import { evaluateRun } from './metrics.js';
-import { formatTrecRun, parseQrels, parseTrecRun, readQrels, readTrecRun, writeTrecRun } from './trec.js';
+import { formatTrecRun, parseQrels, parseTrecRun } from './trec.js';
+import { readQrels, readTrecRun, writeTrecRun } from './trec-files.js';
 import type { Run } from './types.js';
 
 let folder: string;

@@ -1,7 +1,5 @@
-import { writeFile } from 'node:fs/promises';
 import { InvalidArgumentError } from '../errors/index.js';
 import { DatasetError } from './dataset-error.js';
-import { readLines } from './lines.js';
 import { compareRunEntries } from './metrics.js';
 import type { Qrels, Run, RunEntry } from './types.js';
 
@@ -10,7 +8,7 @@ import type { Qrels, Run, RunEntry } from './types.js';
  * separated). The rank column is checked but not used: order comes from the scores, as in
  * trec_eval. A document listed twice for one query is an error, as in trec_eval.
  */
-class RunBuilder {
+export class RunBuilder {
   readonly run: Run = new Map();
   private readonly seen = new Map<string, Set<string>>();
   readonly tags = new Set<string>();
@@ -71,13 +69,6 @@ export function parseTrecRun(text: string, source = '<run>'): Run {
   return builder.run;
 }
 
-/** Reads a TREC run file line by line (see `parseTrecRun`). */
-export async function readTrecRun(path: string): Promise<Run> {
-  const builder = new RunBuilder(path);
-  for await (const { line, text } of readLines(path)) builder.add(text, line);
-  return builder.run;
-}
-
 export interface FormatTrecRunOptions {
   /** The run's name in the last column (default 'zerda'); no white space. */
   tag?: string;
@@ -123,15 +114,6 @@ export function formatTrecRun(run: Run, options: FormatTrecRunOptions = {}): str
     }
   }
   return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
-}
-
-/** Writes a run as a TREC run file (see `formatTrecRun`). */
-export async function writeTrecRun(
-  path: string,
-  run: Run,
-  options: FormatTrecRunOptions = {},
-): Promise<void> {
-  await writeFile(path, formatTrecRun(run, options), 'utf8');
 }
 
 /**
@@ -188,13 +170,6 @@ export class QrelsBuilder {
 export function parseQrels(text: string, source = '<qrels>'): Qrels {
   const builder = new QrelsBuilder(source);
   forEachLine(text, (line, number) => builder.add(line, number));
-  return builder.qrels;
-}
-
-/** Reads judgments in TREC or BEIR TSV form, line by line (see `QrelsBuilder`). */
-export async function readQrels(path: string): Promise<Qrels> {
-  const builder = new QrelsBuilder(path);
-  for await (const { line, text } of readLines(path)) builder.add(text, line);
   return builder.qrels;
 }
 

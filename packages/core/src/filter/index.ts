@@ -1,23 +1,15 @@
 // The filter language: one Mongo-style language, parsed and validated once, with one reference
 // semantics, and the conventions through which each backend takes the part it can evaluate.
 
-export {
-  type ChromaFilterConventionOptions,
-  type ChromaWhere,
-  chromaFilterConvention,
-  createChromaFilterConvention,
-} from './chroma-convention.js';
 export { compileFilter, evaluateFilter, readField } from './evaluate-filter.js';
-export { faissFilterConvention, matchesDocIdFilter } from './faiss-convention.js';
-export type { FilterConvention } from './filter-convention.js';
+export {
+  type FilterConvention,
+  isNativeFilter,
+  type NativeFilter,
+  nativeFilter,
+} from './filter-convention.js';
 export { isFilterNode } from './nodes.js';
 export { parseFilter } from './parse-filter.js';
-export {
-  createPineconeFilterConvention,
-  type PineconeFilter,
-  type PineconeFilterConventionOptions,
-  pineconeFilterConvention,
-} from './pinecone-convention.js';
 export {
   type FilterTarget,
   type ResolvedFilter,

@@ -35,7 +35,17 @@ export function parseFilter(input: unknown): FilterNode {
   return parseObject(input, '');
 }
 
-function parseObject(input: unknown, path: string): FilterNode {
+/** Logical operators nest at most this deep (a deeper or cyclic filter is a FilterError, not a stack overflow). */
+const MAX_FILTER_DEPTH = 64;
+
+function parseObject(input: unknown, path: string, depth = 0): FilterNode {
+  if (depth > MAX_FILTER_DEPTH) {
+    throw new FilterError({
+      path,
+      value: undefined,
+      message: `the filter nests $and, $or and $not more than ${MAX_FILTER_DEPTH} levels deep (or refers to itself)`,
+    });
+  }
   if (!isPlainObject(input)) {
     throw new FilterError({
       path,
@@ -46,8 +56,8 @@ function parseObject(input: unknown, path: string): FilterNode {
   const parts: FilterNode[] = [];
   for (const key of Object.keys(input)) {
     const value = input[key];
-    if (key === '$and' || key === '$or') parts.push(parseLogicalList(key, value, join(path, key)));
-    else if (key === '$not') parts.push(notNode(parseObject(value, join(path, key))));
+    if (key === '$and' || key === '$or') parts.push(parseLogicalList(key, value, join(path, key), depth + 1));
+    else if (key === '$not') parts.push(notNode(parseObject(value, join(path, key), depth + 1)));
     else if (key.startsWith('$')) {
       const hint = fieldOperators.has(key)
         ? ` ('${key}' applies to a field: { field: { ${key}: value } })`
@@ -61,7 +71,7 @@ function parseObject(input: unknown, path: string): FilterNode {
   return parts.length === 1 ? parts[0]! : andNode(parts);
 }
 
-function parseLogicalList(key: '$and' | '$or', value: unknown, path: string): FilterNode {
+function parseLogicalList(key: '$and' | '$or', value: unknown, path: string, depth: number): FilterNode {
   if (!Array.isArray(value)) {
     throw new FilterError({
       path,
@@ -72,7 +82,7 @@ function parseLogicalList(key: '$and' | '$or', value: unknown, path: string): Fi
   if (value.length === 0) {
     throw new FilterError({ path, value, message: `${key} takes a non-empty list of filters` });
   }
-  const children = value.map((child, index) => parseObject(child, `${path}[${index}]`));
+  const children = value.map((child, index) => parseObject(child, `${path}[${index}]`, depth));
   return key === '$and' ? andNode(children) : orNode(children);
 }
 

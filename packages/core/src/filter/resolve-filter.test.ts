@@ -1,34 +1,63 @@
 import { describe, expect, it } from 'vitest';
 import { FilterError } from '../errors/index.js';
 import {
-  chromaFilterConvention,
-  faissFilterConvention,
+  type FilterConvention,
+  filterFields,
   parseFilter,
-  pineconeFilterConvention,
   resolveFilter,
   serializeFilter,
   zerdaFilterConvention,
 } from './index.js';
 
+/** A convention with a residual: it takes any condition but those on `id`, as canonical JSON. */
+const allButIds: FilterConvention = {
+  name: 'all-but-ids',
+  canPushDown: (node) => !filterFields(node).includes('id'),
+  translate: serializeFilter,
+};
+
+/** A convention that takes one `docId` equality or membership at most (as FAISS's): an AND of two is not pushable. */
+const oneDocIdCondition: FilterConvention = {
+  name: 'one-docid',
+  canPushDown(node) {
+    const single = node.kind === 'and' && node.children.length === 1 ? node.children[0]! : node;
+    return (
+      single.kind !== 'and' &&
+      'field' in single &&
+      single.field === 'docId' &&
+      ((single.kind === 'in' && !single.negated) || (single.kind === 'compare' && single.op === 'eq'))
+    );
+  },
+  translate: serializeFilter,
+};
+
+/** A convention with a residual, as most databases': no `$exists`, and no `$not` it cannot push down. */
+const noExistsNoNot: FilterConvention = {
+  name: 'no-exists-no-not',
+  canPushDown: (node) => !/"\$(exists|not)"/.test(JSON.stringify(serializeFilter(node))),
+  translate: serializeFilter,
+};
+
 describe('resolveFilter', () => {
   it('means no filter for undefined and {}', () => {
-    const none = { native: {}, pushed: undefined, residual: undefined, warnings: [] };
-    expect(resolveFilter({ filterConvention: chromaFilterConvention }, undefined)).toEqual(none);
-    expect(resolveFilter({ filterConvention: chromaFilterConvention }, {})).toEqual(none);
+    const none = { native: undefined, pushed: undefined, residual: undefined, warnings: [] };
+    expect(resolveFilter({ filterConvention: noExistsNoNot }, undefined)).toEqual(none);
+    expect(resolveFilter({ filterConvention: noExistsNoNot }, {})).toEqual(none);
     expect(resolveFilter({}, { $and: [{}] })).toEqual(none);
     expect(resolveFilter({}, {}, { strict: true })).toEqual(none);
   });
 
   it('validates before anything else', () => {
     expect(() =>
-      resolveFilter({ filterConvention: chromaFilterConvention }, { price: { $gt: 'x' } } as never),
+      resolveFilter({ filterConvention: noExistsNoNot }, { price: { $gt: 'x' } } as never),
     ).toThrow(/'price.\$gt'/);
   });
 
   it('pushes the whole filter when the convention takes it', () => {
     const filter = { color: 'red', n: { $gt: 1 } };
-    const resolved = resolveFilter({ name: 'chroma', filterConvention: chromaFilterConvention }, filter);
-    expect(resolved.native).toEqual({ where: { $and: [{ color: { $eq: 'red' } }, { n: { $gt: 1 } }] } });
+    const resolved = resolveFilter({ name: 'store', filterConvention: noExistsNoNot }, filter);
+    expect(resolved.native?.convention).toBe('no-exists-no-not');
+    expect(resolved.native?.filter).toEqual({ $and: [{ color: { $eq: 'red' } }, { n: { $gt: 1 } }] });
     expect(resolved.residual).toBeUndefined();
     expect(resolved.warnings).toEqual([]);
     expect(resolved.pushed).toEqual(parseFilter(filter));
@@ -41,10 +70,10 @@ describe('resolveFilter', () => {
 
   it('splits the root AND: pushable conjuncts native, the rest residual with a warning', () => {
     const resolved = resolveFilter(
-      { name: 'chroma-store', filterConvention: chromaFilterConvention },
+      { name: 'my-store', filterConvention: noExistsNoNot },
       { color: 'red', a: { $exists: true }, $or: [{ b: 1 }, { c: { $exists: false } }], n: { $lt: 3 } },
     );
-    expect(resolved.native).toEqual({ where: { $and: [{ color: { $eq: 'red' } }, { n: { $lt: 3 } }] } });
+    expect(resolved.native?.filter).toEqual({ $and: [{ color: { $eq: 'red' } }, { n: { $lt: 3 } }] });
     expect(serializeFilter(resolved.pushed!)).toEqual({
       $and: [{ color: { $eq: 'red' } }, { n: { $lt: 3 } }],
     });
@@ -52,42 +81,42 @@ describe('resolveFilter', () => {
       $and: [{ a: { $exists: true } }, { $or: [{ b: { $eq: 1 } }, { c: { $exists: false } }] }],
     });
     expect(resolved.warnings).toHaveLength(1);
-    expect(resolved.warnings[0]).toMatchObject({ type: 'unsupported', source: 'chroma-store' });
-    expect(resolved.warnings[0]!.message).toContain("filter convention 'chroma'");
+    expect(resolved.warnings[0]).toMatchObject({ type: 'unsupported', source: 'my-store' });
+    expect(resolved.warnings[0]!.message).toContain("filter convention 'no-exists-no-not'");
     expect(resolved.warnings[0]!.message).toContain('{"a":{"$exists":true}}');
     expect(resolved.warnings[0]!.message).toContain('client-side');
   });
 
   it('splits a negated OR into conjuncts (De Morgan) before splitting', () => {
     const resolved = resolveFilter(
-      { filterConvention: chromaFilterConvention },
+      { filterConvention: noExistsNoNot },
       { $not: { $or: [{ a: 1 }, { b: { $gt: 2 } }] } },
     );
-    expect(resolved.native).toEqual({ where: { a: { $ne: 1 } } });
+    expect(resolved.native?.filter).toEqual({ a: { $ne: 1 } });
     expect(serializeFilter(resolved.residual!)).toEqual({ $not: { b: { $gt: 2 } } });
   });
 
-  it('gives FAISS one docId condition and leaves the rest client-side', () => {
+  it('gives a convention that takes one condition that one, and leaves the rest client-side', () => {
     const resolved = resolveFilter(
-      { name: 'faiss', filterConvention: faissFilterConvention },
+      { name: 'one-docid', filterConvention: oneDocIdCondition },
       { docId: ['d1', 'd2'], color: 'red', $and: [{ docId: { $ne: 'd2' } }] },
     );
-    expect(resolved.native).toEqual({ docIdFilter: ['d1', 'd2'] });
+    expect(resolved.native?.filter).toEqual({ docId: { $in: ['d1', 'd2'] } });
     expect(serializeFilter(resolved.residual!)).toEqual({
       $and: [{ color: { $eq: 'red' } }, { docId: { $ne: 'd2' } }],
     });
     const two = resolveFilter(
-      { filterConvention: faissFilterConvention },
+      { filterConvention: oneDocIdCondition },
       { docId: ['d1', 'd2'], $and: [{ docId: 'd1' }] },
     );
-    expect(two.native).toEqual({ docIdFilter: ['d1', 'd2'] });
+    expect(two.native?.filter).toEqual({ docId: { $in: ['d1', 'd2'] } });
     expect(serializeFilter(two.residual!)).toEqual({ docId: { $eq: 'd1' } });
   });
 
   it('puts everything in the residual for a backend without a convention, never dropping it', () => {
     const filter = { color: 'red' };
     const resolved = resolveFilter({ name: 'custom' }, filter);
-    expect(resolved.native).toEqual({});
+    expect(resolved.native).toBeUndefined();
     expect(resolved.pushed).toBeUndefined();
     expect(resolved.residual).toEqual(parseFilter(filter));
     expect(resolved.warnings).toEqual([
@@ -113,13 +142,11 @@ describe('resolveFilter', () => {
     expect((caught as FilterError).message).toMatch(/strict mode/);
 
     expect(() =>
-      resolveFilter({ filterConvention: pineconeFilterConvention }, { id: 'r1', a: 1 }, { strict: true }),
-    ).toThrow(/filter convention 'pinecone'.*\{"id":\{"\$eq":"r1"\}\}/);
+      resolveFilter({ filterConvention: allButIds }, { id: 'r1', a: 1 }, { strict: true }),
+    ).toThrow(/filter convention 'all-but-ids'.*\{"id":\{"\$eq":"r1"\}\}/);
     // Fully pushable: strict is satisfied.
-    expect(
-      resolveFilter({ filterConvention: pineconeFilterConvention }, { a: 1 }, { strict: true }).native,
-    ).toEqual({
-      filter: { a: { $eq: 1 } },
-    });
+    const native = resolveFilter({ filterConvention: allButIds }, { a: 1 }, { strict: true }).native;
+    expect(native?.convention).toBe('all-but-ids');
+    expect(native?.filter).toEqual({ a: { $eq: 1 } });
   });
 });

@@ -1,6 +1,6 @@
 import { FilterError } from '../errors/index.js';
 import type { Warning } from '../model/index.js';
-import type { FilterConvention } from './filter-convention.js';
+import { type FilterConvention, type NativeFilter, nativeFilter } from './filter-convention.js';
 import { conjunction } from './nodes.js';
 import { conjunctsOf, isMatchAll, pushNegations, simplifyFilter } from './normalize-filter.js';
 import { parseFilter } from './parse-filter.js';
@@ -8,9 +8,9 @@ import { serializeFilter } from './serialize-filter.js';
 import type { FilterInput, FilterNode } from './types.js';
 
 /** What a backend search needs to honour a filter. */
-export interface ResolvedFilter {
-  /** The native option to spread into the backend's search options (`{ where }`, ...), or `{}`. */
-  native: Record<string, unknown>;
+export interface ResolvedFilter<Native = unknown> {
+  /** The native filter to give the store's search as `nativeFilter`, if any part can go native. */
+  native: NativeFilter<Native> | undefined;
   /** The part the backend evaluates (what `native` says), if any. */
   pushed: FilterNode | undefined;
   /**
@@ -29,12 +29,17 @@ export interface ResolveFilterOptions {
 }
 
 /** The part of a vector database that filter resolution reads. */
-export interface FilterTarget {
+export interface FilterTarget<Native = unknown> {
   readonly name?: string;
-  readonly filterConvention?: FilterConvention;
+  readonly filterConvention?: FilterConvention<Native> | undefined;
 }
 
-const empty = (): ResolvedFilter => ({ native: {}, pushed: undefined, residual: undefined, warnings: [] });
+const empty = <Native>(): ResolvedFilter<Native> => ({
+  native: undefined,
+  pushed: undefined,
+  residual: undefined,
+  warnings: [],
+});
 
 /**
  * Splits a filter between a backend and the client. The filter is parsed (and validated) first,
@@ -47,11 +52,11 @@ const empty = (): ResolvedFilter => ({ native: {}, pushed: undefined, residual: 
  * everything in the residual. Nothing is dropped: the residual comes with a warning, and
  * `strict` turns it into an error. `{}` and `undefined` mean no filter.
  */
-export function resolveFilter(
-  db: FilterTarget,
+export function resolveFilter<Native = unknown>(
+  db: FilterTarget<Native>,
   filter: FilterInput | FilterNode | undefined,
   options: ResolveFilterOptions = {},
-): ResolvedFilter {
+): ResolvedFilter<Native> {
   if (filter === undefined) return empty();
   const node = parseFilter(filter);
   if (isMatchAll(simplifyFilter(node))) return empty();
@@ -59,7 +64,7 @@ export function resolveFilter(
   if (convention === undefined) return withResidual(db, undefined, undefined, node, options);
   if (convention.canPushDown(node)) {
     return {
-      native: { [convention.option]: convention.translate(node) },
+      native: nativeFilter(convention, convention.translate(node)),
       pushed: node,
       residual: undefined,
       warnings: [],
@@ -81,13 +86,13 @@ export function resolveFilter(
   return withResidual(db, convention, pushed, conjunction(residual), options);
 }
 
-function withResidual(
-  db: FilterTarget,
-  convention: FilterConvention | undefined,
+function withResidual<Native>(
+  db: FilterTarget<Native>,
+  convention: FilterConvention<Native> | undefined,
   pushed: FilterNode | undefined,
   residual: FilterNode,
   options: ResolveFilterOptions,
-): ResolvedFilter {
+): ResolvedFilter<Native> {
   const backend = db.name === undefined ? 'the backend' : `the backend '${db.name}'`;
   const shown = show(residual);
   const cannot =
@@ -105,8 +110,8 @@ function withResidual(
   const message = `${cannot}; it is evaluated client-side on the candidates`;
   const native =
     pushed === undefined || convention === undefined
-      ? {}
-      : { [convention.option]: convention.translate(pushed) };
+      ? undefined
+      : nativeFilter(convention, convention.translate(pushed));
   return {
     native,
     pushed,

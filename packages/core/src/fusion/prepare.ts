@@ -16,6 +16,8 @@ export interface PreparedList {
   /** For messages: `lists[2] ('bm25')`. */
   where: string;
   weight: number;
+  /** The metric's lowest score (for `theoretical-minmax`), where the list declares one. */
+  lowerBound: number | undefined;
   items: PreparedItem[];
 }
 
@@ -70,6 +72,16 @@ export function prepareLists(
         message: `weight of ${where} must be a finite number >= 0, got ${String(weight)}`,
       });
     }
+    if (
+      list.lowerBound !== undefined &&
+      (typeof list.lowerBound !== 'number' || Number.isNaN(list.lowerBound))
+    ) {
+      throw new InvalidArgumentError({
+        argument: 'lists',
+        value: list.lowerBound,
+        message: `lowerBound of ${where} must be a number, got ${String(list.lowerBound)}`,
+      });
+    }
     const seen = new Set<string>();
     const items: PreparedItem[] = [];
     const listItems: readonly RankedItem[] = list.items;
@@ -101,7 +113,8 @@ export function prepareLists(
       seen.add(id);
       items.push({ id, rank: items.length + 1, position, score });
     });
-    if (weight > 0) prepared.push({ label: list.name ?? index, where, weight, items });
+    if (weight > 0)
+      prepared.push({ label: list.name ?? index, where, weight, lowerBound: list.lowerBound, items });
   });
   return prepared;
 }

@@ -11,7 +11,13 @@ import type {
   ScoreNormalization,
 } from './types.js';
 
-const normalizations: readonly ScoreNormalization[] = ['minmax', 'zscore', 'dbsf', 'none'];
+const normalizations: readonly ScoreNormalization[] = [
+  'minmax',
+  'theoretical-minmax',
+  'zscore',
+  'dbsf',
+  'none',
+];
 const combinations: readonly ScoreCombination[] = ['arithmetic', 'geometric', 'harmonic'];
 const missingPolicies: readonly MissingPolicy[] = ['zero', 'ignore'];
 
@@ -49,6 +55,7 @@ export function scoreFusion(lists: readonly RankedList[], options: ScoreFusionOp
     const normalized = normalizeScores(
       list.items.map((item) => item.score as number),
       normalization,
+      list.lowerBound,
     );
     list.items.forEach((item, i) => {
       const n = normalized[i] as number;

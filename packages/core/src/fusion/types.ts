@@ -14,6 +14,12 @@ export interface RankedList {
   name?: string;
   /** Weight of this list (default 1), unless the call's `weights` option is given. */
   weight?: number;
+  /**
+   * The lowest score the list's metric can give (0 for BM25, -1 for cosine similarity, 0 for
+   * `1 / (1 + d)`), for `theoretical-minmax` normalisation; without it that normalisation uses
+   * the list's own minimum, as `minmax` does.
+   */
+  lowerBound?: number;
   items: readonly RankedItem[];
 }
 
@@ -56,11 +62,16 @@ export interface RrfOptions {
  * - `zscore`: `z = (s - μ) / σ` (population σ), mapped through the logistic function
  *   `1 / (1 + e^-z)` to (0, 1), so the list's mean maps to 0.5 and every combination works;
  * - `dbsf` (distribution-based): `(s - (μ - 3σ)) / (6σ)`, clipped to [0, 1];
+ * - `theoretical-minmax`: `(s - lower) / (max - lower)` with `lower` the metric's minimum (the
+ *   list's `lowerBound`: 0 for BM25, -1 for cosine) rather than the list's, which moves with how
+ *   many candidates were fetched (Bruch, Gai and Ingber, "An Analysis of Fusion Functions for
+ *   Hybrid Retrieval", 2023); an item's value then does not depend on the depth of the list;
  * - `none`: raw scores, for lists already on a common scale.
  * A list whose scores are all equal (a single item, for example) carries nothing beyond
- * membership: every normalisation but `none` maps each of its items to 1.
+ * membership: every normalisation but `none` and `theoretical-minmax` (above its lower bound)
+ * maps each of its items to 1.
  */
-export type ScoreNormalization = 'minmax' | 'zscore' | 'dbsf' | 'none';
+export type ScoreNormalization = 'minmax' | 'theoretical-minmax' | 'zscore' | 'dbsf' | 'none';
 
 /** How the normalised scores of the lists are combined (all weighted). */
 export type ScoreCombination = 'arithmetic' | 'geometric' | 'harmonic';

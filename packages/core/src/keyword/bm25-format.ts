@@ -1,6 +1,8 @@
-import { endianness } from 'node:os';
-import { crc32 } from 'node:zlib';
 import { IndexFormatError } from '../errors/index.js';
+import { crc32 } from '../util/crc32.js';
+
+/** Typed arrays use the platform's byte order; the format is little-endian. */
+const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /**
  * The on-disk form of a BM25 index (format version 1): a magic number, the version, a JSON header
@@ -51,8 +53,7 @@ interface Header {
 const align8 = (n: number) => (n + 7) & ~7;
 
 export function encodeSnapshot(snapshot: BM25Snapshot): Uint8Array {
-  if (endianness() !== 'LE')
-    throw new IndexFormatError({ message: 'Saving indexes needs a little-endian machine' });
+  if (!littleEndian) throw new IndexFormatError({ message: 'Saving indexes needs a little-endian machine' });
   const encoder = new TextEncoder();
   const payloads = SECTIONS.map(({ name, kind }) => {
     const value = snapshot[name];

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ChunkValidationError, IndexFormatError, InvalidArgumentError } from '../errors/index.js';
 import type { Analyzer } from '../text/index.js';
 import { BM25Index } from './bm25-index.js';
+import { loadBM25Index, saveBM25Index } from './keyword-files.js';
 
 /** A plain analyser, so these tests exercise the index alone. */
 const whitespace: Analyzer = {
@@ -230,8 +231,8 @@ describe('BM25Index', () => {
     it('round-trips through a file with identical results', async () => {
       const index = build();
       const path = join(await mkdtemp(join(tmpdir(), 'zerda-bm25-')), 'index.bin');
-      await index.save(path);
-      const loaded = await BM25Index.load(path, { analyzer: whitespace });
+      await saveBM25Index(index, path);
+      const loaded = await loadBM25Index(path, { analyzer: whitespace });
       expect(loaded.size).toBe(index.size);
       expect([loaded.k1, loaded.b]).toEqual([0.9, 0.4]);
       for (const query of [...queries(13, 30), 'replaced']) {
@@ -264,10 +265,10 @@ describe('BM25Index', () => {
       const other: Analyzer = { ...whitespace, name: 'other' };
       expect(() => BM25Index.deserialize(bytes, { analyzer: other })).toThrow(/analyser 'test-whitespace'/);
       const dir = await mkdtemp(join(tmpdir(), 'zerda-bm25-'));
-      await expect(BM25Index.load(join(dir, 'missing.bin'))).rejects.toThrow(IndexFormatError);
+      await expect(loadBM25Index(join(dir, 'missing.bin'))).rejects.toThrow(IndexFormatError);
       const path = join(dir, 'corrupt.bin');
       await writeFile(path, flipped);
-      await expect(BM25Index.load(path, { analyzer: whitespace })).rejects.toThrow(/corrupt\.bin/);
+      await expect(loadBM25Index(path, { analyzer: whitespace })).rejects.toThrow(/corrupt\.bin/);
       expect((await readFile(path)).length).toBe(bytes.length);
     });
   });

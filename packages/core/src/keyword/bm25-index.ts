@@ -1,5 +1,3 @@
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import { IndexFormatError, InvalidArgumentError } from '../errors/index.js';
 import { normalizeChunks } from '../model/index.js';
 import { type Analyzer, defaultAnalyzer } from '../text/index.js';
@@ -167,7 +165,7 @@ export class BM25Index {
   /** Removes documents by id; unknown ids are ignored. Returns how many were removed. */
   remove(ids: Iterable<string>, options: { compact?: boolean } = {}): number {
     let removed = 0;
-    for (const id of ids) {
+    for (const id of idList(ids)) {
       const slot = this.slotOf.get(id);
       if (slot === undefined) continue;
       const segment = this.segments[findSegment(this.segments, slot)] as Segment;
@@ -234,6 +232,9 @@ export class BM25Index {
     k: number,
     options: BM25SearchOptions = {},
   ): { hits: BM25Hit[]; matched: number } {
+    if (typeof query !== 'string') {
+      throw new InvalidArgumentError({ argument: 'query', value: query, message: 'must be a string' });
+    }
     if (!Number.isInteger(k) || k <= 0) {
       throw new InvalidArgumentError({
         argument: 'k',
@@ -247,7 +248,13 @@ export class BM25Index {
     const ids = this.ids;
     const result = scoreTopK(this.scoringView(), queryTerms, k, this.scoringScratch, {
       prune: !options.exhaustive,
-      accept: accept ? (doc) => accept(ids[doc] as string) : undefined,
+      // A removed document keeps its postings until compaction, and no id: never offer it.
+      accept: accept
+        ? (doc) => {
+            const id = ids[doc];
+            return id !== undefined && accept(id);
+          }
+        : undefined,
     });
     return {
       hits: result.docs.map(({ doc, score }) => ({ id: ids[doc] as string, score })),
@@ -307,30 +314,6 @@ export class BM25Index {
     const index = new BM25Index({ analyzer, k1: snapshot.k1, b: snapshot.b });
     index.restore(snapshot);
     return index;
-  }
-
-  /** Writes the index to a file atomically: a crash mid-write leaves any previous file intact. */
-  async save(path: string): Promise<void> {
-    const bytes = this.serialize();
-    await mkdir(dirname(path), { recursive: true });
-    const temporary = `${path}.${process.pid}.${Date.now()}.tmp`;
-    try {
-      await writeFile(temporary, bytes);
-      await rename(temporary, path);
-    } catch (error) {
-      await rm(temporary, { force: true });
-      throw error;
-    }
-  }
-
-  static async load(path: string, options: { analyzer?: Analyzer } = {}): Promise<BM25Index> {
-    let bytes: Uint8Array;
-    try {
-      bytes = await readFile(path);
-    } catch (error) {
-      throw new IndexFormatError({ message: 'Cannot read the index file', path, cause: error });
-    }
-    return BM25Index.deserialize(bytes, { ...options, path });
   }
 
   private snapshot(): BM25Snapshot {
@@ -451,7 +434,7 @@ export class BM25Index {
       }
       this.normsDirty = false;
     }
-    return { segments: this.segments, norms: this.norms, slotCount: this.slotCount };
+    return { segments: this.segments, norms: this.norms, slotCount: this.slotCount, ids: this.ids };
   }
 
   private toTermIds(terms: readonly string[]): Uint32Array {
@@ -501,4 +484,29 @@ export class BM25Index {
       segments.splice(segments.length - run, run, merged);
     }
   }
+}
+
+/**
+ * Ids to remove: a list (any iterable but a string, whose characters would silently be taken for
+ * ids) of strings.
+ */
+export function idList(ids: unknown): string[] {
+  if (
+    ids === null ||
+    typeof ids !== 'object' ||
+    typeof (ids as { [Symbol.iterator]?: unknown })[Symbol.iterator] !== 'function'
+  ) {
+    throw new InvalidArgumentError({
+      argument: 'ids',
+      value: ids,
+      message: `expected a list of id strings, got ${ids === null ? 'null' : typeof ids}`,
+    });
+  }
+  const list = [...(ids as Iterable<unknown>)];
+  list.forEach((id, index) => {
+    if (typeof id !== 'string') {
+      throw new InvalidArgumentError({ argument: `ids[${index}]`, value: id, message: 'must be a string' });
+    }
+  });
+  return list as string[];
 }

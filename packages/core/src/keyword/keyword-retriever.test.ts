@@ -1,4 +1,4 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -6,6 +6,7 @@ import { ChunkValidationError, IndexFormatError, InvalidArgumentError } from '..
 import type { FilterInput } from '../filter/index.js';
 import type { Chunk } from '../model/index.js';
 import type { Analyzer } from '../text/index.js';
+import { loadKeywordRetriever, saveBM25Index, saveKeywordRetriever } from './keyword-files.js';
 import { KeywordRetriever } from './keyword-retriever.js';
 
 const whitespace: Analyzer = {
@@ -142,8 +143,8 @@ describe('KeywordRetriever', () => {
     const retriever = new KeywordRetriever({ analyzer: whitespace, k1: 0.9, b: 0.4 });
     retriever.add(chunks);
     const directory = await mkdtemp(join(tmpdir(), 'zerda-keyword-'));
-    await retriever.save(directory);
-    const loaded = await KeywordRetriever.load(directory, { analyzer: whitespace });
+    await saveKeywordRetriever(retriever, directory);
+    const loaded = await loadKeywordRetriever(directory, { analyzer: whitespace });
     expect(loaded.size).toBe(4);
     expect(loaded.index.k1).toBe(0.9);
     const [original, reloaded] = await Promise.all([
@@ -153,9 +154,85 @@ describe('KeywordRetriever', () => {
     expect(reloaded.hits.map((hit) => [hit.chunk, hit.score])).toEqual(
       original.hits.map((hit) => [hit.chunk, hit.score]),
     );
-    await writeFile(join(directory, 'chunks.jsonl'), JSON.stringify({ id: 'other', text: 'x' }));
-    await expect(KeywordRetriever.load(directory, { analyzer: whitespace })).rejects.toThrow(
-      IndexFormatError,
-    );
+    const manifest = JSON.parse(await readFile(join(directory, 'zerda-keyword.json'), 'utf8'));
+    await writeFile(join(directory, manifest.chunks.file), JSON.stringify({ id: 'other', text: 'x' }));
+    await expect(loadKeywordRetriever(directory, { analyzer: whitespace })).rejects.toThrow(IndexFormatError);
+  });
+
+  describe('the save is one atomic switch', () => {
+    const saved = async () => {
+      const retriever = new KeywordRetriever({ analyzer: whitespace });
+      retriever.add(chunks);
+      const directory = await mkdtemp(join(tmpdir(), 'zerda-keyword-'));
+      await saveKeywordRetriever(retriever, directory);
+      return { retriever, directory };
+    };
+    const refused = async (directory: string, message: RegExp) => {
+      const error = await loadKeywordRetriever(directory, { analyzer: whitespace }).catch((caught) => caught);
+      expect(IndexFormatError.isInstance(error), String(error)).toBe(true);
+      expect((error as Error).message).toMatch(message);
+    };
+
+    it('writes a manifest and two data files, and a new save leaves only its own', async () => {
+      const { retriever, directory } = await saved();
+      const first = (await readdir(directory)).sort();
+      expect(first).toHaveLength(3);
+      expect(first).toContain('zerda-keyword.json');
+      retriever.remove(['a']);
+      await saveKeywordRetriever(retriever, directory);
+      const second = (await readdir(directory)).sort();
+      expect(second).toHaveLength(3);
+      expect(second.filter((file) => first.includes(file))).toEqual(['zerda-keyword.json']);
+      expect((await loadKeywordRetriever(directory, { analyzer: whitespace })).size).toBe(3);
+    });
+
+    it('debris of an interrupted save does not hide the committed one', async () => {
+      const { directory } = await saved();
+      await writeFile(join(directory, 'keyword-index-0123456789abcdef.bin'), 'ZERDABM2 half');
+      await writeFile(join(directory, 'keyword-chunks-0123456789abcdef.jsonl'), '{"id": "x", "te');
+      await writeFile(join(directory, 'zerda-keyword.json.0123456789abcdef.tmp'), '{"format": "zer');
+      expect((await loadKeywordRetriever(directory, { analyzer: whitespace })).size).toBe(4);
+    });
+
+    it('refuses a missing, truncated or foreign save with IndexFormatError', async () => {
+      await refused(join(tmpdir(), 'zerda-no-such-folder'), /No saved keyword retriever/);
+      const { directory } = await saved();
+      const manifestPath = join(directory, 'zerda-keyword.json');
+      const manifest = JSON.parse(await readFile(manifestPath, 'utf8'));
+      const indexPath = join(directory, manifest.index.file);
+      const bytes = await readFile(indexPath);
+      await writeFile(indexPath, bytes.subarray(0, bytes.length - 10));
+      await refused(directory, /does not match the manifest/);
+      await rm(indexPath);
+      await refused(directory, /missing/);
+      await writeFile(
+        manifestPath,
+        JSON.stringify({ ...manifest, index: { ...manifest.index, file: '../x.bin' } }),
+      );
+      await refused(directory, /valid index file/);
+      await writeFile(manifestPath, JSON.stringify({ ...manifest, version: 99 }));
+      await refused(directory, /Format version 99/);
+      await writeFile(manifestPath, '{"format": "zerda.keyword-ret');
+      await refused(directory, /not valid JSON/);
+    });
+
+    it('still loads a folder of the format before the manifest, and replaces it on the next save', async () => {
+      const retriever = new KeywordRetriever({ analyzer: whitespace });
+      retriever.add(chunks);
+      const directory = await mkdtemp(join(tmpdir(), 'zerda-keyword-legacy-'));
+      await saveBM25Index(retriever.index, join(directory, 'keyword-index.bin'));
+      await writeFile(
+        join(directory, 'chunks.jsonl'),
+        [...retriever.chunks()].map((chunk) => JSON.stringify(chunk)).join('\n'),
+      );
+      const loaded = await loadKeywordRetriever(directory, { analyzer: whitespace });
+      expect([...loaded.chunks()]).toEqual([...retriever.chunks()]);
+      await saveKeywordRetriever(loaded, directory);
+      const files = await readdir(directory);
+      expect(files).toHaveLength(3);
+      expect(files).not.toContain('chunks.jsonl');
+      expect(files).not.toContain('keyword-index.bin');
+      expect((await loadKeywordRetriever(directory, { analyzer: whitespace })).size).toBe(4);
+    });
   });
 });

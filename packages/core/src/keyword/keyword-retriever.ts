@@ -1,5 +1,3 @@
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { IndexFormatError } from '../errors/index.js';
 import { compileFilter, parseFilter } from '../filter/index.js';
 import { type Chunk, normalizeChunks, RetrievalMethod, type ScoredChunk } from '../model/index.js';
@@ -9,8 +7,7 @@ import {
   type RetrieveChunksOptions,
   type RetrievedChunks,
 } from '../retriever/index.js';
-import type { Analyzer } from '../text/index.js';
-import { BM25Index, type BM25Options } from './bm25-index.js';
+import { BM25Index, type BM25Options, idList } from './bm25-index.js';
 
 export interface KeywordRetrieverOptions extends BaseRetrieverOptions, BM25Options {
   /** Name reported on hits (default 'keyword'). */
@@ -18,9 +15,6 @@ export interface KeywordRetrieverOptions extends BaseRetrieverOptions, BM25Optio
   /** An existing index to serve (its analyser, k1 and b then apply). */
   index?: BM25Index;
 }
-
-const INDEX_FILE = 'keyword-index.bin';
-const CHUNKS_FILE = 'chunks.jsonl';
 
 /**
  * BM25 keyword retrieval over chunks. Scores are normalised by the query's top score, so the best
@@ -31,6 +25,11 @@ export class KeywordRetriever extends BaseRetriever {
   readonly name: string;
   readonly index: BM25Index;
   private readonly byId = new Map<string, Chunk>();
+
+  /** BM25 scores are >= 0 (hits carry them divided by the query's best, in (0, 1]). */
+  override get scoreLowerBound(): number {
+    return 0;
+  }
 
   constructor(options: KeywordRetrieverOptions = {}) {
     super(options);
@@ -64,7 +63,7 @@ export class KeywordRetriever extends BaseRetriever {
 
   /** Removes chunks by id; returns how many there were. */
   remove(ids: Iterable<string>): number {
-    const list = [...ids];
+    const list = idList(ids);
     const removed = this.index.remove(list);
     for (const id of list) this.byId.delete(id);
     return removed;
@@ -100,43 +99,26 @@ export class KeywordRetriever extends BaseRetriever {
     return { hits: scored, total: matched };
   }
 
-  /** Saves the index and the chunks into a directory (each file written atomically). */
-  async save(directory: string): Promise<void> {
-    await mkdir(directory, { recursive: true });
-    const lines = [...this.index.documentIds()].map((id) => JSON.stringify(this.byId.get(id)));
-    const stamp = `${process.pid}.${Date.now()}.tmp`;
-    const files: Array<[string, string | Uint8Array]> = [
-      [CHUNKS_FILE, lines.join('\n')],
-      [INDEX_FILE, this.index.serialize()],
-    ];
-    try {
-      for (const [name, content] of files) await writeFile(join(directory, `${name}.${stamp}`), content);
-      for (const [name] of files) await rename(join(directory, `${name}.${stamp}`), join(directory, name));
-    } finally {
-      for (const [name] of files) await rm(join(directory, `${name}.${stamp}`), { force: true });
-    }
+  /**
+   * A retriever over an index and its chunks (as `index.serialize()` and `chunks()` gave them, for
+   * storage other than a folder), checked to agree: an IndexFormatError otherwise.
+   */
+  static fromParts(
+    index: BM25Index,
+    chunks: Chunk[],
+    options: Omit<KeywordRetrieverOptions, 'k1' | 'b' | 'index'> = {},
+    /** Where the chunks came from, for the error. */
+    source = 'the chunks given',
+  ): KeywordRetriever {
+    return KeywordRetriever.assemble(index, chunks, source, options);
   }
 
-  /** Loads a directory written by `save`; the analyser must match the one used to build it. */
-  static async load(
-    directory: string,
-    options: Omit<KeywordRetrieverOptions, 'k1' | 'b'> & { analyzer?: Analyzer } = {},
-  ): Promise<KeywordRetriever> {
-    const indexPath = join(directory, INDEX_FILE);
-    const index = await BM25Index.load(indexPath, options);
-    const chunksPath = join(directory, CHUNKS_FILE);
-    let text: string;
-    try {
-      text = await readFile(chunksPath, 'utf8');
-    } catch (error) {
-      throw new IndexFormatError({ message: 'Cannot read the chunks file', path: chunksPath, cause: error });
-    }
-    let chunks: Chunk[];
-    try {
-      chunks = normalizeChunks(text.length === 0 ? [] : text.split('\n').map((line) => JSON.parse(line)));
-    } catch (error) {
-      throw new IndexFormatError({ message: 'The chunks file is corrupt', path: chunksPath, cause: error });
-    }
+  private static assemble(
+    index: BM25Index,
+    chunks: Chunk[],
+    chunksPath: string,
+    options: Omit<KeywordRetrieverOptions, 'k1' | 'b'>,
+  ): KeywordRetriever {
     if (chunks.length !== index.size || chunks.some((chunk) => !index.has(chunk.id))) {
       throw new IndexFormatError({
         message: 'The chunks file does not match the index file',

@@ -8,6 +8,8 @@ export interface ScoringView {
   readonly norms: Float64Array;
   /** Number of document slots (removed ones included). */
   readonly slotCount: number;
+  /** Each slot's document id: equal scores rank by it (smaller first), as every retriever's final sort does. */
+  readonly ids?: ArrayLike<string | undefined>;
 }
 
 /** One query term, ready to score: its id, its weight and an upper bound of its contribution. */
@@ -152,7 +154,7 @@ export function scoreTopK(
     for (let i = 0; i < candidates.length; i++) isCandidate[candidates[i] as number] = 0;
   }
 
-  const heap = new TopKHeap(k);
+  const heap = new TopKHeap(k, view.ids);
   for (let i = 0; i < candidates.length; i++) {
     const doc = candidates[i] as number;
     const score = accumulators[doc] as number;
@@ -166,6 +168,7 @@ export function scoreTopK(
 
 /** The k-th best positive accumulator among the given documents (or -Infinity if fewer). */
 function kthScore(accumulators: Float64Array, docs: Int32Array, count: number, k: number): number {
+  // Only the k-th score is read, not which document holds it, so the tie order does not matter.
   if (count < k) return Number.NEGATIVE_INFINITY;
   const heap = new TopKHeap(k);
   for (let i = 0; i < count; i++) {

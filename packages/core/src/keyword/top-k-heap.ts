@@ -1,13 +1,18 @@
 /**
  * A bounded min-heap that keeps the k best (score, doc) pairs. Ties on score are broken by the
- * smaller doc number, so that every scorer over the same index returns the same top-k.
+ * document's id (code-unit order, smaller first) when `ids` is given, as the final sort of every
+ * retriever does, so the hits for k are the first k hits for any larger k; without `ids`, by the
+ * smaller doc number.
  */
 export class TopKHeap {
   readonly scores: Float64Array;
   readonly docs: Int32Array;
   size = 0;
 
-  constructor(readonly k: number) {
+  constructor(
+    readonly k: number,
+    private readonly ids?: ArrayLike<string | undefined>,
+  ) {
     this.scores = new Float64Array(k);
     this.docs = new Int32Array(k);
   }
@@ -19,6 +24,7 @@ export class TopKHeap {
 
   push(score: number, doc: number): void {
     const { scores, docs } = this;
+    const isWorse = this.isWorse;
     if (this.size < this.k) {
       // Sift up from the end.
       let index = this.size++;
@@ -67,11 +73,14 @@ export class TopKHeap {
     const entries: Array<{ doc: number; score: number }> = [];
     for (let i = 0; i < this.size; i++)
       entries.push({ doc: this.docs[i] as number, score: this.scores[i] as number });
-    return entries.sort((a, b) => b.score - a.score || a.doc - b.doc);
+    return entries.sort((a, b) => b.score - a.score || (this.isWorse(0, a.doc, 0, b.doc) ? 1 : -1));
   }
-}
 
-/** True when (scoreA, docA) ranks below (scoreB, docB). */
-function isWorse(scoreA: number, docA: number, scoreB: number, docB: number): boolean {
-  return scoreA < scoreB || (scoreA === scoreB && docA > docB);
+  /** True when (scoreA, docA) ranks below (scoreB, docB): a lower score, or an equal one and a later key. */
+  private readonly isWorse = (scoreA: number, docA: number, scoreB: number, docB: number): boolean => {
+    if (scoreA !== scoreB) return scoreA < scoreB;
+    const ids = this.ids;
+    if (ids === undefined || docA === docB) return docA > docB;
+    return (ids[docA] as string) > (ids[docB] as string);
+  };
 }

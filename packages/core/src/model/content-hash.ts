@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../util/sha256.js';
 
 /**
  * SHA-256 (hex) of the text lower-cased with white space collapsed, so that copies that differ
@@ -6,5 +6,5 @@ import { createHash } from 'node:crypto';
  */
 export function contentHash(text: string): string {
   const canonical = text.toLowerCase().replace(/\s+/gu, ' ').trim();
-  return createHash('sha256').update(canonical, 'utf8').digest('hex');
+  return sha256Hex(canonical);
 }

@@ -1,4 +1,4 @@
-import { type ChunkProblem, ChunkValidationError } from '../errors/index.js';
+import { type ChunkProblem, ChunkValidationError, InvalidArgumentError } from '../errors/index.js';
 import type { Chunk, Metadata, MetadataValue } from './chunk.js';
 
 /**
@@ -18,6 +18,17 @@ export function normalizeChunk(input: unknown, index = 0): Chunk {
  * ids within the batch included, and nothing is returned unless all are valid.
  */
 export function normalizeChunks(inputs: Iterable<unknown>): Chunk[] {
+  if (
+    inputs === null ||
+    typeof inputs !== 'object' ||
+    typeof (inputs as { [Symbol.iterator]?: unknown })[Symbol.iterator] !== 'function'
+  ) {
+    throw new InvalidArgumentError({
+      argument: 'chunks',
+      value: inputs,
+      message: `expected a list of chunks, got ${describeType(inputs)}`,
+    });
+  }
   const chunks: Chunk[] = [];
   const problems: ChunkProblem[] = [];
   const seen = new Map<string, number>();

@@ -1,6 +1,6 @@
-import { createHash, randomInt } from 'node:crypto';
 import { AbortedError, throwIfAborted } from '../errors/index.js';
 import { LruCache } from '../util/lru-cache.js';
+import { sha256Hex } from '../util/sha256.js';
 import type { LanguageModel } from './types.js';
 
 /** Consonants only: a nonce has no digits (so no number is ever read out of it) and spells no word. */
@@ -10,7 +10,7 @@ const NONCE_LENGTH = 12;
 /** A fresh random tag for one prompt (12 letters, about 51 bits). */
 export function createNonce(): string {
   let nonce = '';
-  for (let i = 0; i < NONCE_LENGTH; i++) nonce += NONCE_ALPHABET[randomInt(NONCE_ALPHABET.length)];
+  for (let i = 0; i < NONCE_LENGTH; i++) nonce += NONCE_ALPHABET[randomIndex(NONCE_ALPHABET.length)];
   return nonce;
 }
 
@@ -184,9 +184,7 @@ export class LlmScorer {
     signal: AbortSignal | undefined,
   ): Promise<LlmScore> {
     const passage = boundWords(text, this.settings.maxChunkWords);
-    const key = createHash('sha256')
-      .update(`${language}\u0000${query}\u0000${passage}`, 'utf8')
-      .digest('base64');
+    const key = sha256Hex(`${language}\u0000${query}\u0000${passage}`);
     const cached = this.#cache.get(key);
     if (cached !== undefined) return { score: cached, status: 'cached' };
 
@@ -241,4 +239,14 @@ function describeError(error: unknown): string {
 function shorten(text: string, max = 80): string {
   const flat = text.replace(/\s+/gu, ' ').trim();
   return flat.length <= max ? JSON.stringify(flat) : `${JSON.stringify(flat.slice(0, max))}…`;
+}
+
+/** A uniform random integer in [0, n) from the runtime's cryptographic generator (Web Crypto). */
+function randomIndex(n: number): number {
+  const limit = Math.floor(0x100000000 / n) * n;
+  const buffer = new Uint32Array(1);
+  for (;;) {
+    globalThis.crypto.getRandomValues(buffer);
+    if ((buffer[0] as number) < limit) return (buffer[0] as number) % n;
+  }
 }

@@ -243,6 +243,7 @@ export class Reranker implements RerankHook {
     options: { k?: number; signal?: AbortSignal } = {},
   ): Promise<RerankResult> {
     const started = performance.now();
+    checkRerankInput(query, candidates, options);
     const { signal } = options;
     throwIfAborted(signal);
     const { config } = this;
@@ -493,4 +494,48 @@ function deepFreeze<T>(value: T): T {
     for (const inner of Object.values(value)) deepFreeze(inner);
   }
   return value;
+}
+
+/** The caller's mistakes, named before any work (a TypeError deep inside would name nothing). */
+function checkRerankInput(query: unknown, candidates: unknown, options: unknown): void {
+  if (typeof query !== 'string') {
+    throw new InvalidArgumentError({ argument: 'query', value: query, message: 'must be a string' });
+  }
+  if (!Array.isArray(candidates)) {
+    throw new InvalidArgumentError({
+      argument: 'candidates',
+      value: candidates,
+      message: `expected an array of scored chunks, got ${candidates === null ? 'null' : typeof candidates}`,
+    });
+  }
+  candidates.forEach((candidate: unknown, index) => {
+    const hit = candidate as Partial<ScoredChunk> | null;
+    if (
+      hit === null ||
+      typeof hit !== 'object' ||
+      hit.chunk === null ||
+      typeof hit.chunk !== 'object' ||
+      typeof hit.chunk.id !== 'string' ||
+      typeof hit.chunk.text !== 'string' ||
+      typeof hit.score !== 'number' ||
+      Number.isNaN(hit.score)
+    ) {
+      throw new InvalidArgumentError({
+        argument: `candidates[${index}]`,
+        value: candidate,
+        message: 'expected a scored chunk { chunk: { id, text }, score }',
+      });
+    }
+  });
+  if (options === null || typeof options !== 'object') {
+    throw new InvalidArgumentError({ argument: 'options', value: options, message: 'expected an object' });
+  }
+  const { k } = options as { k?: unknown };
+  if (k !== undefined && (typeof k !== 'number' || !Number.isInteger(k) || k <= 0)) {
+    throw new InvalidArgumentError({
+      argument: 'k',
+      value: k,
+      message: `must be a positive integer, got ${String(k)}`,
+    });
+  }
 }

@@ -1,5 +1,5 @@
 import { AbortedError, InvalidArgumentError, throwIfAborted } from '../errors/index.js';
-import type { FilterInput } from '../filter/index.js';
+import { type FilterInput, parseFilter } from '../filter/index.js';
 import type { ScoredChunk, SearchResult, Warning } from '../model/index.js';
 
 /** Options every retrieval call takes. */
@@ -53,6 +53,13 @@ export interface BatchRetrieveOptions extends Omit<RetrieveOptions, 'signal'> {
  */
 export abstract class BaseRetriever {
   abstract readonly name: string;
+  /**
+   * The lowest score this retriever's metric can give (0 for BM25, -1 for cosine similarity), for
+   * theoretical min-max normalisation in fusion; undefined when there is none (a dot product).
+   */
+  get scoreLowerBound(): number | undefined {
+    return undefined;
+  }
   protected readonly defaultK: number;
   protected readonly scoreThreshold: number | undefined;
   protected readonly reranker: RerankHook | undefined;
@@ -85,9 +92,13 @@ export abstract class BaseRetriever {
     if (typeof query !== 'string') {
       throw new InvalidArgumentError({ argument: 'query', value: query, message: 'must be a string' });
     }
+    checkOptions(options);
     const k = validateK(options.k ?? this.defaultK, 'k');
     const { signal, filter } = options;
     throwIfAborted(signal);
+    // The caller's mistakes are named here, once, before any work: a bad filter is a FilterError from
+    // every retriever (a hybrid one included, whose branches would otherwise each fail on it).
+    if (filter !== undefined) parseFilter(filter);
 
     const candidateCount = this.reranker ? validateK(this.fetchK(k), 'fetchK') : k;
     const retrieved = await this.retrieveChunks(query, candidateCount, { filter, signal });
@@ -126,6 +137,14 @@ export abstract class BaseRetriever {
     queries: readonly string[],
     options: BatchRetrieveOptions = {},
   ): Promise<SearchResult[]> {
+    if (!Array.isArray(queries)) {
+      throw new InvalidArgumentError({
+        argument: 'queries',
+        value: queries,
+        message: `expected an array of query strings, got ${typeof queries}`,
+      });
+    }
+    checkOptions(options);
     const { concurrency = 4, ...retrieveOptions } = options;
     if (!Number.isInteger(concurrency) || concurrency < 1) {
       throw new InvalidArgumentError({
@@ -143,6 +162,17 @@ export abstract class BaseRetriever {
         results[index] = await this.retrieve(queries[index] as string, retrieveOptions);
       }
     };
+    // Every query and the filter are checked before the first one runs.
+    queries.forEach((query, index) => {
+      if (typeof query !== 'string') {
+        throw new InvalidArgumentError({
+          argument: `queries[${index}]`,
+          value: query,
+          message: 'must be a string',
+        });
+      }
+    });
+    if (retrieveOptions.filter !== undefined) parseFilter(retrieveOptions.filter);
     await Promise.all(Array.from({ length: Math.min(concurrency, queries.length) }, worker));
     return results;
   }
@@ -151,6 +181,17 @@ export abstract class BaseRetriever {
 /** Best first; ties broken by chunk id so that results are deterministic. */
 export function compareHits(a: ScoredChunk, b: ScoredChunk): number {
   return b.score - a.score || (a.chunk.id < b.chunk.id ? -1 : a.chunk.id > b.chunk.id ? 1 : 0);
+}
+
+/** Options, when given, are an object (a `null` would otherwise fail as a TypeError). */
+function checkOptions(options: unknown): void {
+  if (options === null || typeof options !== 'object') {
+    throw new InvalidArgumentError({
+      argument: 'options',
+      value: options,
+      message: `expected an object of options, got ${options === null ? 'null' : typeof options}`,
+    });
+  }
 }
 
 /** k must be a positive integer. */

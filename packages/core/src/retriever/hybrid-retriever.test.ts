@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { BackendError, RetrievalError } from '../errors/index.js';
-import { reciprocalRankFusion, scoreFusion } from '../fusion/index.js';
+import { BackendError, FusionConfigError, RetrievalError } from '../errors/index.js';
+import { parseFusionConfig, reciprocalRankFusion, scoreFusion } from '../fusion/index.js';
 import { KeywordRetriever } from '../keyword/index.js';
 import type { Chunk, ScoredChunk } from '../model/index.js';
 import { BaseRetriever, type RetrieveChunksOptions } from './base-retriever.js';
@@ -117,7 +117,7 @@ describe('HybridRetriever', () => {
     }
   });
 
-  it('over-fetches 2k from each branch and passes the filter to every branch', async () => {
+  it('over-fetches 2k (at least 20) from each branch and passes the filter to every branch', async () => {
     const keyword = new FixedRetriever('keyword', keywordRanking);
     const vector = new FixedRetriever('vector', vectorRanking);
     await new HybridRetriever({ keyword, vector }).retrieve('q', { k: 2, filter: { lang: 'en' } });
@@ -130,8 +130,10 @@ describe('HybridRetriever', () => {
         return super.retrieveChunks(query, k, options);
       }
     }
-    await new HybridRetriever({ keyword: new Counting('keyword', keywordRanking) }).retrieve('q', { k: 3 });
-    expect(seen).toEqual([6]);
+    const counting = new HybridRetriever({ keyword: new Counting('keyword', keywordRanking) });
+    await counting.retrieve('q', { k: 3 });
+    await counting.retrieve('q', { k: 15 });
+    expect(seen).toEqual([20, 30]);
   });
 
   it('answers from the other branches with a warning when one fails or times out', async () => {
@@ -187,5 +189,90 @@ describe('HybridRetriever', () => {
     expect(
       () => new HybridRetriever({ keyword: new FixedRetriever('k', []), fusion: 'max' as never }),
     ).toThrow(/fusion/);
+    const bad = () =>
+      new HybridRetriever({
+        keyword: new FixedRetriever('k', []),
+        fusion: { version: 2, method: 'rrf' } as never,
+      });
+    expect(bad).toThrow(FusionConfigError);
+    expect(bad).toThrow(/'version'/);
+  });
+
+  it("keeps each branch's own weight unless the setting or the options name it", () => {
+    const keyword = new FixedRetriever('keyword', keywordRanking);
+    const vector = new FixedRetriever('vector', vectorRanking);
+    const own = new HybridRetriever({
+      keyword,
+      branches: [{ name: 'vector', retriever: vector, weight: 0.3 }],
+    });
+    expect(own.fusionSettings.weights).toEqual({ keyword: 1, vector: 0.3 });
+    const set = new HybridRetriever({
+      keyword,
+      branches: [{ name: 'vector', retriever: vector, weight: 0.3 }],
+      fusion: { version: 1, method: 'rrf', weights: { vector: 0.6 } },
+      weights: { keyword: 2 },
+    });
+    expect(set.fusionSettings.weights).toEqual({ keyword: 2, vector: 0.6 });
+  });
+
+  it('reads a fusion setting: method, weights, RRF k, a fixed depth, the guard', async () => {
+    const keyword = new FixedRetriever('keyword', keywordRanking);
+    const vector = new FixedRetriever('vector', vectorRanking);
+    const setting = parseFusionConfig(
+      '{"version": 1, "method": "rrf", "weights": {"keyword": 3, "vector": 1}, "rrfK": 1, "depth": 3, "guard": false}',
+    );
+    const hybrid = new HybridRetriever({ keyword, vector, fusion: setting });
+    expect(hybrid.fusion).toBe('rrf');
+    expect(hybrid.fusionSettings).toMatchObject({
+      rrfK: 1,
+      depth: 3,
+      guard: false,
+      weights: { keyword: 3, vector: 1 },
+    });
+    const result = await hybrid.retrieve('q', { k: 2 });
+    // A fixed depth: each branch fetched 3, whatever k is.
+    expect(keyword.calls).toHaveLength(1);
+    const expected = reciprocalRankFusion(
+      [
+        { name: 'keyword', items: keywordRanking.slice(0, 3).map(([id, score]) => ({ id, score })) },
+        { name: 'vector', items: vectorRanking.slice(0, 3).map(([id, score]) => ({ id, score })) },
+      ],
+      { k: 1, weights: [3, 1] },
+    );
+    expect(result.hits.map((h) => h.chunk.id)).toEqual(expected.slice(0, 2).map((item) => item.id));
+    expect(result.hits[0]?.score).toBeCloseTo(expected[0]?.score as number, 12);
+  });
+
+  it('lowers the weight of a branch whose top scores are flat (the weak-branch guard), unless turned off', async () => {
+    // Keyword: a clear winner. Vector: ten candidates within 0.02 of each other on [-1, 0.5].
+    const keyword = new FixedRetriever('keyword', [
+      ['k1', 1],
+      ['k2', 0.5],
+      ['k3', 0.4],
+      ['k4', 0.3],
+    ]);
+    const flat: Array<[string, number]> = Array.from({ length: 10 }, (_, i) => [`v${i}`, 0.5 - i * 0.002]);
+    class Cosine extends FixedRetriever {
+      override get scoreLowerBound(): number {
+        return -1;
+      }
+    }
+    const vector = new Cosine('vector', flat);
+    const guarded = await new HybridRetriever({ keyword, vector }).retrieve('q', { k: 4 });
+    const unguarded = await new HybridRetriever({ keyword, vector, guard: false }).retrieve('q', { k: 4 });
+    // Without the guard, the flat vector list's best (normalised to 1) ties with keyword's best.
+    expect(unguarded.hits.slice(0, 2).map((h) => h.chunk.id)).toEqual(['k1', 'v0']);
+    // With it, keyword's ranking leads, and the explanation says why.
+    expect(guarded.hits.slice(0, 2).map((h) => h.chunk.id)).toEqual(['k1', 'k2']);
+    const v0 = (await new HybridRetriever({ keyword, vector }).retrieve('q', { k: 20 })).hits.find(
+      (h) => h.chunk.id === 'v0',
+    );
+    expect(v0?.explanation?.description).toMatch(/weak evidence: spread 0\.01\d+/);
+    // A branch can be exempt, as the metadata branch is.
+    const exempt = await new HybridRetriever({
+      keyword,
+      branches: [{ name: 'vector', retriever: vector, guard: false }],
+    }).retrieve('q', { k: 2 });
+    expect(exempt.hits.map((h) => h.chunk.id)).toEqual(unguarded.hits.slice(0, 2).map((h) => h.chunk.id));
   });
 });

@@ -24,6 +24,11 @@ export interface MetadataRetrieverOptions extends BaseRetrieverOptions {
  * ordered by id). Without a filter it has nothing to say and returns no hits.
  */
 export class MetadataRetriever extends BaseRetriever {
+  /** Every hit scores 1 (a filter matches or not); 0 is the floor. */
+  override get scoreLowerBound(): number {
+    return 0;
+  }
+
   readonly name: string;
   private readonly source: ChunkSource;
 

@@ -104,6 +104,9 @@ class ZerdaAnalyzer implements Analyzer {
   ) {}
 
   analyze(text: string): string[] {
+    if (typeof text !== 'string') {
+      throw new InvalidArgumentError({ argument: 'text', value: text, message: 'must be a string' });
+    }
     const lucene = this.pipeline.lucene;
     const cache = this.cache;
     // One span buffer serves every call; a re-entrant call (from a custom stemmer) gets its own.
@@ -305,7 +308,7 @@ export const defaultAnalyzer: Analyzer = createAnalyzer();
  * Remaining differences touch rare text only: emoji are not tokens, non-ASCII tokens are NFKC
  * folded, invisible format characters are dropped, `_` joins only between word characters.
  * With a Lucene-formula BM25 it reproduces the reference CISI and Cranfield scores of
- * `shared/data/README.md` to the fourth decimal.
+ * `datasets/README.md` to the fourth decimal.
  */
 export const luceneEnglishAnalyzer: Analyzer = createAnalyzer({
   tokenizer: 'lucene',

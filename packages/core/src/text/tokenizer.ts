@@ -1,3 +1,4 @@
+import { InvalidArgumentError } from '../errors/index.js';
 import {
   APOSTROPHE,
   asciiClasses,
@@ -51,6 +52,9 @@ export interface TokenizerOptions {
  * - everything else (spaces, punctuation, symbols, emoji) separates tokens and is never a token.
  */
 export function tokenize(text: string, options?: TokenizerOptions): string[] {
+  if (typeof text !== 'string') {
+    throw new InvalidArgumentError({ argument: 'text', value: text, message: 'must be a string' });
+  }
   const lucene = options?.mode === 'lucene';
   const spans = new TokenSpans();
   scanTokens(text, lucene, spans);

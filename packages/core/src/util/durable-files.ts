@@ -1,5 +1,6 @@
-import { createHash } from 'node:crypto';
-import { open } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { open, rename, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
 
 /**
  * Helpers for saves that survive a crash: write each file durably, then publish it by renaming a
@@ -29,6 +30,23 @@ export async function syncDirectory(directory: string): Promise<void> {
   } catch {
     // Best effort: the save is complete either way.
   }
+}
+
+/**
+ * Replaces one file so that a reader sees the old content or the new, whole, whenever the process or
+ * the machine stops: the new content goes to a temporary name beside it and is flushed, the rename
+ * over the old file is the switch, and the folder is flushed so the rename itself is durable.
+ */
+export async function replaceFileDurably(path: string, data: Uint8Array | string): Promise<void> {
+  const temporary = `${path}.${randomBytes(8).toString('hex')}.tmp`;
+  try {
+    await writeFileDurably(temporary, data);
+    await rename(temporary, path);
+  } catch (error) {
+    await rm(temporary, { force: true }).catch(() => undefined);
+    throw error;
+  }
+  await syncDirectory(dirname(path));
 }
 
 /** Hex SHA-256 of bytes, recorded in manifests so a mismatched or corrupt file is refused. */

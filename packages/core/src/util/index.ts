@@ -1,9 +1,3 @@
-export { sha256Hex, syncDirectory, writeFileDurably } from './durable-files.js';
+export { crc32 } from './crc32.js';
 export { LruCache } from './lru-cache.js';
-export {
-  type DataFileReference,
-  type ManifestSaveOptions,
-  readDataFile,
-  readManifestText,
-  writeManifestSave,
-} from './manifest-save.js';
+export { sha256Hex } from './sha256.js';

@@ -91,14 +91,19 @@ class FakeEmbedder implements Embedder {
 }
 
 describe('InMemoryVectorStore', () => {
-  it('implements the v1 contract and says how it converts scores', () => {
+  it('implements the v2 contract and says how it converts scores', () => {
     const store = new InMemoryVectorStore({ dimension: 8 });
-    expect(store.specificationVersion).toBe('v1');
+    expect(store.specificationVersion).toBe('v2');
     expect(store.name).toBe('memory');
-    expect(store.filterConvention.option).toBe('filter');
-    expect(store.capabilities).toMatchObject({ metric: 'cosine', deletion: true, persistent: false });
-    expect(store.capabilities.scoreConversion).toMatch(/cosine/);
-    expect(new InMemoryVectorStore({ metric: 'l2' }).capabilities.scoreConversion).toMatch(/1 \/ \(1 \+ d\)/);
+    expect(store.filterConvention?.name).toBe('zerda');
+    expect(store.capabilities).toMatchObject({
+      metric: 'cosine',
+      scoreConversion: 'similarity',
+      deletion: true,
+      listing: true,
+      persistent: false,
+    });
+    expect(new InMemoryVectorStore({ metric: 'l2' }).capabilities.scoreConversion).toBe('similarity');
     expect(store.dimension).toBe(8);
   });
 

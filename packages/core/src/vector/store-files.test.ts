@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { IndexFormatError, InvalidArgumentError } from '../errors/index.js';
 import { gaussian, seededRandom } from './__tests__/clustered-data.js';
 import { InMemoryVectorStore } from './in-memory-vector-store.js';
-import { MANIFEST_FILE } from './store-files.js';
+import { loadInMemoryVectorStore, MANIFEST_FILE, saveInMemoryVectorStore } from './store-files.js';
 
 let directory: string;
 
@@ -61,7 +61,7 @@ async function vectorsFile(): Promise<string> {
 }
 
 async function expectRefused(message: RegExp, settings = {}) {
-  const error = await InMemoryVectorStore.load(directory, settings).catch((e: unknown) => e);
+  const error = await loadInMemoryVectorStore(directory, settings).catch((e: unknown) => e);
   expect(IndexFormatError.isInstance(error)).toBe(true);
   expect((error as Error).message).toMatch(message);
 }
@@ -72,14 +72,14 @@ describe('InMemoryVectorStore save and load', () => {
     async (metric) => {
       const store = await filledStore(metric);
       await store.delete(['c3', 'c40']);
-      await store.save(directory);
-      const loaded = await InMemoryVectorStore.load(directory);
+      await saveInMemoryVectorStore(store, directory);
+      const loaded = await loadInMemoryVectorStore(directory);
       expect(loaded.capabilities.metric).toBe(metric);
       expect(loaded.dimension).toBe(dimension);
       expect(await loaded.count()).toBe(118);
       expect(await results(loaded)).toEqual(await results(store));
       // Loading may choose another quantisation; results stay exact after re-scoring.
-      const quantized = await InMemoryVectorStore.load(directory, { quantization: 'int8' });
+      const quantized = await loadInMemoryVectorStore(directory, { quantization: 'int8' });
       expect(await results(quantized)).toEqual(await results(store));
       // The loaded store is a normal store: it takes writes.
       await loaded.add([{ id: 'new', text: 'n' }], { embeddings: [queries[0]!] });
@@ -89,35 +89,35 @@ describe('InMemoryVectorStore save and load', () => {
 
   it('writes two files and replaces an earlier save, leaving nothing behind', async () => {
     const store = await filledStore();
-    await store.save(directory);
+    await saveInMemoryVectorStore(store, directory);
     const first = await filesIn(directory);
     expect(first).toHaveLength(2);
     expect(first).toContain(MANIFEST_FILE);
     await store.delete(['c0']);
-    await store.save(directory);
+    await saveInMemoryVectorStore(store, directory);
     const second = await filesIn(directory);
     expect(second).toHaveLength(2);
     expect(second).not.toEqual(first);
-    expect(await (await InMemoryVectorStore.load(directory)).count()).toBe(119);
+    expect(await (await loadInMemoryVectorStore(directory)).count()).toBe(119);
   });
 
   it('saves an empty store of known dimension, and refuses one of unknown dimension', async () => {
-    await new InMemoryVectorStore({ dimension: 4 }).save(directory);
-    const loaded = await InMemoryVectorStore.load(directory);
+    await saveInMemoryVectorStore(new InMemoryVectorStore({ dimension: 4 }), directory);
+    const loaded = await loadInMemoryVectorStore(directory);
     expect(await loaded.count()).toBe(0);
     expect(loaded.dimension).toBe(4);
-    await expect(new InMemoryVectorStore().save(join(directory, 'x'))).rejects.toSatisfy(
+    await expect(saveInMemoryVectorStore(new InMemoryVectorStore(), join(directory, 'x'))).rejects.toSatisfy(
       InvalidArgumentError.isInstance,
     );
   });
 
   describe('refuses with IndexFormatError', () => {
     beforeEach(async () => {
-      await (await filledStore()).save(directory);
+      await saveInMemoryVectorStore(await filledStore(), directory);
     });
 
     it('a directory without a save', async () => {
-      await expect(InMemoryVectorStore.load(join(directory, 'nothing'))).rejects.toSatisfy(
+      await expect(loadInMemoryVectorStore(join(directory, 'nothing'))).rejects.toSatisfy(
         IndexFormatError.isInstance,
       );
     });

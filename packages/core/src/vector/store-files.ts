@@ -1,7 +1,14 @@
 import { join } from 'node:path';
-import { ChunkValidationError, IndexFormatError, throwIfAborted } from '../errors/index.js';
+import {
+  ChunkValidationError,
+  IndexFormatError,
+  InvalidArgumentError,
+  throwIfAborted,
+} from '../errors/index.js';
 import { type Chunk, normalizeChunks } from '../model/index.js';
-import { readDataFile, readManifestText, writeManifestSave } from '../util/index.js';
+import { readDataFile, readManifestText, writeManifestSave } from '../util/manifest-save.js';
+import type { InMemoryStoreSnapshot, InMemoryVectorStoreSettings } from './in-memory-vector-store.js';
+import { InMemoryVectorStore } from './in-memory-vector-store.js';
 import type { DistanceMetric } from './vector-database.js';
 
 /*
@@ -27,13 +34,7 @@ const METRIC_CODES: readonly DistanceMetric[] = ['cosine', 'dot', 'l2'];
 const VECTORS_FILE_PATTERN = /^zerda-vectors-[0-9a-f]{16}\.bin$/;
 
 /** What a save holds: vectors as stored (unit length for cosine) and chunks, both in slot order. */
-export interface StoreSnapshot {
-  metric: DistanceMetric;
-  dimension: number;
-  /** count x dimension values. */
-  vectors: Float32Array;
-  chunks: Chunk[];
-}
+export type StoreSnapshot = InMemoryStoreSnapshot;
 
 interface Manifest {
   format: string;
@@ -200,4 +201,54 @@ function isPositiveInteger(value: unknown): value is number {
 
 function isCount(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+}
+
+/**
+ * Saves an in-memory store to `directory` (created if needed): a versioned binary vectors file and
+ * a JSON manifest with the chunks. Atomic: a crash leaves the previous save or this one. Taken as a
+ * snapshot at the call, so later writes do not leak into it.
+ */
+export async function saveInMemoryVectorStore(
+  store: InMemoryVectorStore,
+  directory: string,
+  options: { signal?: AbortSignal } = {},
+): Promise<void> {
+  throwIfAborted(options.signal);
+  const snapshot = store.snapshot();
+  if (snapshot === undefined) {
+    throw new InvalidArgumentError({
+      argument: 'store',
+      message:
+        'an empty store of unknown dimension has nothing to save; set `dimension` or add vectors first',
+    });
+  }
+  await writeStore(directory, snapshot, options.signal);
+}
+
+/**
+ * Loads a store saved by `saveInMemoryVectorStore`. The metric and dimension come from the files;
+ * settings that contradict them (metric, dimension, the embedder's dimension) are refused with an
+ * IndexFormatError, as are corrupt, truncated or mismatched files. Quantisation and kernel may
+ * differ from the saved store's.
+ */
+export async function loadInMemoryVectorStore(
+  directory: string,
+  settings: InMemoryVectorStoreSettings = {},
+  options: { signal?: AbortSignal } = {},
+): Promise<InMemoryVectorStore> {
+  const snapshot = await readStore(directory, options.signal);
+  if (settings.metric !== undefined && settings.metric !== snapshot.metric) {
+    throw new IndexFormatError({
+      message: `The saved store uses the ${snapshot.metric} metric, the settings ask for ${settings.metric}`,
+      path: directory,
+    });
+  }
+  const expected = settings.dimension ?? settings.embedder?.dimension;
+  if (expected !== undefined && expected !== snapshot.dimension) {
+    throw new IndexFormatError({
+      message: `The saved store has dimension ${snapshot.dimension}, the settings or embedder ${expected}`,
+      path: directory,
+    });
+  }
+  return InMemoryVectorStore.fromSnapshot(snapshot, settings);
 }

@@ -110,6 +110,15 @@ export function checkStoreSettings({
  * The search options every store checks alike: an options object, `topK` a positive integer,
  * `scoreThreshold` a number when given. Each store then checks its own native filter option.
  */
+const searchOptionKeys = new Set([
+  'topK',
+  'scoreThreshold',
+  'filter',
+  'nativeFilter',
+  'strictFilters',
+  'signal',
+]);
+
 export function checkVectorSearchOptions<Options extends VectorSearchOptions>(options: Options): Options {
   if (options === null || typeof options !== 'object') {
     throw new InvalidArgumentError({
@@ -117,6 +126,17 @@ export function checkVectorSearchOptions<Options extends VectorSearchOptions>(op
       value: options,
       message: 'expected an object with topK',
     });
+  }
+  // An option the store does not know (a v1 backend's `where`, a misspelling) would be ignored:
+  // refuse it, so an old call is never silently unfiltered.
+  for (const key of Object.keys(options)) {
+    if (!searchOptionKeys.has(key)) {
+      throw new InvalidArgumentError({
+        argument: key,
+        value: (options as Record<string, unknown>)[key],
+        message: `search takes no '${key}' option (it takes ${[...searchOptionKeys].join(', ')}); a filter goes in \`filter\` (Zerda's language) or \`nativeFilter\` (made by nativeFilter(convention, value))`,
+      });
+    }
   }
   const { topK, scoreThreshold } = options;
   if (typeof topK !== 'number' || !Number.isSafeInteger(topK) || topK <= 0) {
@@ -128,6 +148,17 @@ export function checkVectorSearchOptions<Options extends VectorSearchOptions>(op
       value: scoreThreshold,
       message: 'expected a number',
     });
+  }
+  // Contract v1's per-backend filter options: ignoring one would search unfiltered.
+  for (const option of ['where', 'docIdFilter'] as const) {
+    if ((options as Record<string, unknown>)[option] !== undefined) {
+      throw new InvalidArgumentError({
+        argument: option,
+        value: (options as Record<string, unknown>)[option],
+        message:
+          'stores take a filter in Zerda’s language as `filter`, or a backend’s own as `nativeFilter` (made by nativeFilter(convention, value))',
+      });
+    }
   }
   return options;
 }

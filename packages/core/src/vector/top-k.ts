@@ -6,8 +6,10 @@ export interface TopK {
 }
 
 /**
- * The `k` highest scores among `scores[0 .. count)`, best first; equal scores keep index order
- * (lower index first), so the result equals a full stable sort cut to k. NaN scores are skipped.
+ * The `k` highest scores among `scores[0 .. count)`, best first; equal scores rank by `tieKey`
+ * (smaller first, code-unit order: pass the chunk id, as every retriever's final sort does, so
+ * the hits for k are the first k hits for any larger k) or, without it, keep index order (lower
+ * index first), so the result equals a full stable sort cut to k. NaN scores are skipped.
  *
  * A bounded min-heap of size k holds the best so far; its root is the worst of them, so most
  * entries are dismissed by one comparison. `accept`, when given, is asked only about entries
@@ -18,7 +20,9 @@ export function selectTopK(
   count: number,
   k: number,
   accept?: (index: number) => boolean,
+  tieKey?: (index: number) => string,
 ): TopK {
+  const worse = tieKey === undefined ? worseByIndex : worseByKey(tieKey);
   const capacity = Math.max(0, Math.min(k, count));
   const heapScores = new Float64Array(capacity);
   const heapIndices = new Int32Array(capacity);
@@ -29,16 +33,20 @@ export function selectTopK(
     for (; i < count && size < capacity; i++) {
       const score = scores[i]!;
       if (Number.isNaN(score) || (accept !== undefined && !accept(i))) continue;
-      siftUp(heapScores, heapIndices, size, score, i);
+      siftUp(heapScores, heapIndices, size, score, i, worse);
       size++;
     }
-    // Later indices are larger, so on equal scores the one in the heap wins: strictly greater only.
+    // Later indices are larger, so on equal scores (without a tie key) the one in the heap wins:
+    // strictly greater only. With a tie key, an equal score enters when its key is smaller.
     let threshold = heapScores[0]!;
     for (; i < count; i++) {
       const score = scores[i]!;
-      if (!(score > threshold)) continue;
+      if (!(score > threshold)) {
+        if (tieKey === undefined || score !== threshold || !worse(heapScores[0]!, heapIndices[0]!, score, i))
+          continue;
+      }
       if (accept !== undefined && !accept(i)) continue;
-      siftDown(heapScores, heapIndices, size, score, i);
+      siftDown(heapScores, heapIndices, size, score, i, worse);
       threshold = heapScores[0]!;
     }
   }
@@ -50,14 +58,22 @@ export function selectTopK(
     result[end - 1] = heapScores[0]!;
     const lastScore = heapScores[end - 1]!;
     const lastIndex = heapIndices[end - 1]!;
-    siftDown(heapScores, heapIndices, end - 1, lastScore, lastIndex);
+    siftDown(heapScores, heapIndices, end - 1, lastScore, lastIndex, worse);
   }
   return { indices, scores: result };
 }
 
+type Worse = (scoreA: number, indexA: number, scoreB: number, indexB: number) => boolean;
+
 /** True when (scoreA, indexA) ranks below (scoreB, indexB): lower score, or same score and later. */
-function worse(scoreA: number, indexA: number, scoreB: number, indexB: number): boolean {
+function worseByIndex(scoreA: number, indexA: number, scoreB: number, indexB: number): boolean {
   return scoreA < scoreB || (scoreA === scoreB && indexA > indexB);
+}
+
+/** Lower score, or same score and a larger key (the same index is never worse than itself). */
+function worseByKey(tieKey: (index: number) => string): Worse {
+  return (scoreA, indexA, scoreB, indexB) =>
+    scoreA < scoreB || (scoreA === scoreB && indexA !== indexB && tieKey(indexA) > tieKey(indexB));
 }
 
 /** Inserts (score, index) at position `size` and restores the heap order upwards. */
@@ -67,6 +83,7 @@ function siftUp(
   size: number,
   score: number,
   index: number,
+  worse: Worse,
 ): void {
   let position = size;
   while (position > 0) {
@@ -89,6 +106,7 @@ function siftDown(
   size: number,
   score: number,
   index: number,
+  worse: Worse,
 ): void {
   if (size === 0) return;
   let position = 0;

@@ -1,22 +1,9 @@
-import type { FilterConvention } from '../filter/index.js';
+import type { FilterConvention, FilterInput, FilterNode, NativeFilter } from '../filter/index.js';
 import type { Chunk, Warning } from '../model/index.js';
+import type { DriverCapabilities, VectorDriver } from './driver.js';
+import type { Embedder } from './embedder.js';
 
-/** The similarity a store ranks by. Scores are always similarities: higher is better. */
-export type DistanceMetric = 'cosine' | 'dot' | 'l2';
-
-/** What a backend can do; the core reads these and falls back (or refuses) accordingly. */
-export interface VectorDatabaseCapabilities {
-  /** The metric its scores come from. */
-  metric: DistanceMetric;
-  /** Data survives a restart of the process. */
-  persistent: boolean;
-  /** `delete` removes chunks. */
-  deletion: boolean;
-  /** Largest number of chunks one write call to the backend takes (the store splits batches itself). */
-  maxBatchSize?: number;
-  /** How a native distance becomes the similarity reported, for example `1 - d` for cosine distance. */
-  scoreConversion: string;
-}
+export type { DistanceMetric } from './driver.js';
 
 export interface AddOptions {
   /** Precomputed vectors, one per chunk and in the same order; otherwise the store's embedder is used. */
@@ -32,48 +19,109 @@ export interface AddResult {
   warnings?: Warning[];
 }
 
-/** Options every backend's search takes; each backend adds its own native filter option. */
-export interface VectorSearchOptions {
+export interface VectorSearchOptions<Native = unknown> {
   /** How many nearest chunks to return (a positive integer). */
   topK: number;
   /** Hits with a lower similarity are left out. */
   scoreThreshold?: number;
+  /**
+   * A filter in Zerda's language: the part the backend can evaluate goes native, the rest is
+   * evaluated on the candidates, widening the fetch until `topK` match or the store is exhausted
+   * (the result then carries an 'unsupported' warning).
+   */
+  filter?: FilterInput | FilterNode;
+  /** A filter in the backend's own convention (made by `nativeFilter` or `resolveFilter`). */
+  nativeFilter?: NativeFilter<Native>;
+  /** Refuse (FilterError) a `filter` the backend cannot evaluate whole (default: the store's setting). */
+  strictFilters?: boolean;
   signal?: AbortSignal;
 }
 
 export interface VectorHit {
   chunk: Chunk;
-  /** Similarity, higher is better; in [0, 1] for cosine. */
+  /** Similarity, higher is better (cosine in [-1, 1]). */
   score: number;
 }
 
 export interface VectorSearchResult {
   hits: VectorHit[];
-  warnings?: Warning[];
+  warnings: Warning[];
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+export interface ListOptions extends CallOptions {
+  /** Chunks per page (default 1,000). */
+  pageSize?: number;
+}
+
+/** One page of `listRecords`: chunks and, where the database returns them, their stored vectors. */
+export interface ListedRecords {
+  chunks: Chunk[];
+  /** One per chunk, in the same order; undefined where the database cannot return vectors. */
+  vectors: Float32Array[] | undefined;
+}
+
+/** What a store can do: the driver's capabilities, and which optional operations it has. */
+export interface VectorDatabaseCapabilities extends DriverCapabilities {
+  /** `delete` exists. */
+  readonly deletion: boolean;
+  /** `list` exists. */
+  readonly listing: boolean;
 }
 
 /**
- * Version 1 of the backend contract that Chroma, FAISS, Pinecone, the in-memory store and any
- * contributed backend implement. `NativeOptions` is the backend's own filter option
- * (`{ where }`, `{ filter }`, `{ docIdFilter }`, ...), named by its `filterConvention`.
+ * The store users call (contract v2), made by core from any driver with `createVectorStore`:
+ * Chroma, FAISS, Pinecone, Postgres, the in-memory store and any contributed backend look alike.
+ * `delete` and `list` exist where the driver has them.
  */
-export interface VectorDatabase<NativeOptions extends object = Record<string, unknown>> {
-  readonly specificationVersion: 'v1';
+export interface VectorDatabase<Native = unknown> {
+  readonly specificationVersion: 'v2';
   readonly name: string;
   readonly capabilities: VectorDatabaseCapabilities;
   /** How it takes metadata filters; absent means every filter is evaluated client-side. */
-  readonly filterConvention?: FilterConvention;
+  readonly filterConvention?: FilterConvention<Native> | undefined;
   /** Vector dimension, once known. */
-  readonly dimension?: number;
+  readonly dimension: number | undefined;
+  /** The driver underneath, for backend-specific operations. */
+  readonly driver: VectorDriver<Native>;
+  /** The embedder that embeds chunks on `add` and text queries on `search`, if the store has one. */
+  readonly embedder: Embedder | undefined;
   /** Inserts or replaces (upserts) chunks by id. Validates the whole batch before the first write. */
-  add(chunks: readonly Chunk[], options?: AddOptions): Promise<AddResult>;
+  add(chunks: readonly unknown[], options?: AddOptions): Promise<AddResult>;
   /** Nearest chunks to a query text (embedded by the store's embedder) or a query vector. */
   search(
     query: string | Float32Array | readonly number[],
-    options: VectorSearchOptions & Partial<NativeOptions>,
+    options: VectorSearchOptions<Native>,
   ): Promise<VectorSearchResult>;
-  /** Removes chunks by id; returns how many existed. */
-  delete(ids: readonly string[], options?: { signal?: AbortSignal }): Promise<number>;
-  count(options?: { signal?: AbortSignal }): Promise<number>;
-  close?(): Promise<void>;
+  /** The stored chunks among `ids`, in the order of `ids` (unknown ids left out). */
+  get(ids: readonly string[], options?: CallOptions): Promise<Chunk[]>;
+  count(options?: CallOptions): Promise<number>;
+  /** Removes chunks by id; returns how many existed. Only where the driver can delete. */
+  delete?(ids: readonly string[], options?: CallOptions): Promise<number>;
+  /** Every stored chunk, a page at a time. Only where the driver can list. */
+  list?(options?: ListOptions): AsyncIterable<Chunk[]>;
+  /** Every stored chunk with its stored vector where the database returns them. Only where the driver can list. */
+  listRecords?(options?: ListOptions): AsyncIterable<ListedRecords>;
+  close(): Promise<void>;
 }
+
+/** The store's `delete`, present when the driver has one. */
+export interface Deletable {
+  delete(ids: readonly string[], options?: CallOptions): Promise<number>;
+}
+
+/** The store's `list`, present when the driver has one. */
+export interface Listable {
+  list(options?: ListOptions): AsyncIterable<Chunk[]>;
+  listRecords(options?: ListOptions): AsyncIterable<ListedRecords>;
+}
+
+type NativeOf<D> = D extends VectorDriver<infer Native> ? Native : unknown;
+
+/** The store made from driver type `D`: `delete` and `list` exactly where `D` has them. */
+export type VectorStoreOf<D extends VectorDriver<unknown>> = VectorDatabase<NativeOf<D>> &
+  (D extends { delete: (...args: never[]) => unknown } ? Deletable : unknown) &
+  (D extends { list: (...args: never[]) => unknown } ? Listable : unknown);

@@ -1,6 +1,5 @@
-import { BackendError, InvalidArgumentError, throwIfAborted, ZerdaError } from '../errors/index.js';
-import { compileFilter, type FilterRecord, resolveFilter } from '../filter/index.js';
-import { RetrievalMethod, type ScoredChunk, type Warning } from '../model/index.js';
+import { InvalidArgumentError, throwIfAborted } from '../errors/index.js';
+import { RetrievalMethod, type ScoredChunk } from '../model/index.js';
 import {
   BaseRetriever,
   type BaseRetrieverOptions,
@@ -8,10 +7,13 @@ import {
   type RetrievedChunks,
 } from '../retriever/index.js';
 import type { Embedder } from './embedder.js';
-import type { VectorDatabase, VectorHit } from './vector-database.js';
+import { describeScoreConversion } from './score-conversion.js';
+import type { VectorDatabase } from './vector-database.js';
+import { toVectorStore, wrapBackendError } from './vector-store.js';
 
 export interface VectorRetrieverOptions extends BaseRetrieverOptions {
-  store: VectorDatabase;
+  /** A store (createInMemoryVectorStore, createChromaStore, ...) or a v2 driver, made into a store. */
+  store: VectorDatabase | object;
   /**
    * Embeds queries here and sends the store a vector (wrap it in `CachedEmbedder` to cache
    * query embeddings). Without one the store embeds the query text with its own embedder.
@@ -19,45 +21,36 @@ export interface VectorRetrieverOptions extends BaseRetrieverOptions {
   embedder?: Embedder;
   /** Refuse any filter the store cannot evaluate whole, instead of evaluating the rest client-side. */
   strictFilters?: boolean;
-  /** First fetch when part of a filter is evaluated client-side, as a multiple of k (default 2). */
-  initialFetchFactor?: number;
-  /** Factor by which the fetch widens until k matches are found or the store is exhausted (default 4). */
-  widenFactor?: number;
   /** Name reported on hits (default 'vector'). */
   name?: string;
 }
 
 /**
- * Dense retrieval over any VectorDatabase. The filter is split by the store's convention: the
- * native part goes with the search, the residual is evaluated here on the candidates, widening the
- * fetch (2k, 8k, 32k, ... up to the store's size) until k matches are found or the store has no
- * more. Nothing is dropped: a store with no convention gets the whole filter evaluated here.
+ * Dense retrieval over any vector store. The store resolves the filter by its convention: the
+ * native part goes to the database, the residual is evaluated on the candidates with a widening
+ * fetch, and the result says so in a warning. Nothing is dropped. A v1 store or an unknown
+ * contract version is refused with a ContractVersionError.
  */
 export class VectorRetriever extends BaseRetriever {
   readonly name: string;
   readonly store: VectorDatabase;
   private readonly embedder: Embedder | undefined;
   private readonly strictFilters: boolean;
-  private readonly initialFetchFactor: number;
-  private readonly widenFactor: number;
+
+  /** -1 for cosine similarity, 0 for l2's `1 / (1 + d)`, none for a dot product (used by fusion). */
+  override get scoreLowerBound(): number | undefined {
+    const metric = this.store.capabilities.metric;
+    return metric === 'cosine' ? -1 : metric === 'l2' ? 0 : undefined;
+  }
 
   constructor(options: VectorRetrieverOptions) {
     super(options);
     if (!options.store) {
-      throw new InvalidArgumentError({ argument: 'store', message: 'a VectorDatabase is required' });
+      throw new InvalidArgumentError({ argument: 'store', message: 'a vector store is required' });
     }
-    this.store = options.store;
+    this.store = toVectorStore(options.store);
     this.embedder = options.embedder;
     this.strictFilters = options.strictFilters ?? false;
-    this.initialFetchFactor = positive(options.initialFetchFactor ?? 2, 'initialFetchFactor');
-    this.widenFactor = positive(options.widenFactor ?? 4, 'widenFactor');
-    if (this.widenFactor <= 1) {
-      throw new InvalidArgumentError({
-        argument: 'widenFactor',
-        value: this.widenFactor,
-        message: 'must be above 1',
-      });
-    }
     this.name = options.name ?? 'vector';
   }
 
@@ -67,41 +60,22 @@ export class VectorRetriever extends BaseRetriever {
     options: RetrieveChunksOptions,
   ): Promise<RetrievedChunks> {
     const { signal } = options;
-    // Resolving first validates the filter: a bad one fails before the store is called.
-    const resolved = resolveFilter(this.store, options.filter, { strict: this.strictFilters });
-    const warnings: Warning[] = [...resolved.warnings];
     const queryInput = await this.queryInput(query, signal);
     throwIfAborted(signal);
-
-    const search = async (topK: number) => {
-      try {
-        const result = await this.store.search(queryInput, { topK, signal, ...resolved.native });
-        if (result.warnings) warnings.push(...result.warnings);
-        return result.hits;
-      } catch (error) {
-        throw wrapBackendError(this.store.name, 'search', error);
-      }
-    };
-
-    let hits: VectorHit[];
-    if (resolved.residual === undefined) {
-      hits = await search(k);
-    } else {
-      const matches = compileFilter(resolved.residual);
-      const available = await this.store.count({ signal });
-      let fetch = Math.min(Math.max(k, Math.ceil(k * this.initialFetchFactor)), Math.max(available, k));
-      for (;;) {
-        const candidates = await search(fetch);
-        hits = candidates.filter((hit) => matches(recordOf(hit)));
-        // Done once k match, or the store returned everything it had.
-        if (hits.length >= k || candidates.length < fetch || fetch >= available) break;
-        fetch = Math.min(Math.ceil(fetch * this.widenFactor), available);
-      }
-      hits = hits.slice(0, k);
+    let result: Awaited<ReturnType<VectorDatabase['search']>>;
+    try {
+      result = await this.store.search(queryInput, {
+        topK: k,
+        ...(options.filter === undefined ? {} : { filter: options.filter }),
+        strictFilters: this.strictFilters,
+        ...(signal === undefined ? {} : { signal }),
+      });
+    } catch (error) {
+      throw wrapBackendError(this.store.name, 'search', error);
     }
-
-    const metric = this.store.capabilities.metric;
-    const scored = hits.map(
+    const { metric, scoreConversion } = this.store.capabilities;
+    const description = `${metric} similarity from ${this.store.name} (${describeScoreConversion(scoreConversion)})`;
+    const hits = result.hits.map(
       (hit, index): ScoredChunk => ({
         chunk: hit.chunk,
         score: hit.score,
@@ -109,13 +83,10 @@ export class VectorRetriever extends BaseRetriever {
         retriever: this.name,
         scores: { [RetrievalMethod.Vector]: hit.score },
         ranks: { [RetrievalMethod.Vector]: index + 1 },
-        explanation: {
-          method: metric,
-          description: `${metric} similarity from ${this.store.name} (${this.store.capabilities.scoreConversion})`,
-        },
+        explanation: { method: metric, description },
       }),
     );
-    return { hits: scored, warnings };
+    return { hits, warnings: [...result.warnings] };
   }
 
   private async queryInput(query: string, signal: AbortSignal | undefined): Promise<string | Float32Array> {
@@ -127,20 +98,4 @@ export class VectorRetriever extends BaseRetriever {
   }
 }
 
-function recordOf(hit: VectorHit): FilterRecord {
-  return hit.chunk;
-}
-
-function positive(value: number, argument: string): number {
-  if (!Number.isFinite(value) || value <= 0) {
-    throw new InvalidArgumentError({ argument, value, message: 'must be a positive number' });
-  }
-  return value;
-}
-
-/** Zerda's own errors pass through; anything else from a backend becomes a BackendError with its cause. */
-export function wrapBackendError(backend: string, operation: string, error: unknown): ZerdaError {
-  if (ZerdaError.isInstance(error)) return error;
-  const message = error instanceof Error ? error.message : String(error);
-  return new BackendError({ backend, operation, message, cause: error });
-}
+export { wrapBackendError };

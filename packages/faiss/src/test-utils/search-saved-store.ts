@@ -1,10 +1,10 @@
 // Run in a new process by the persistence tests: loads a saved store and prints the hits of the
 // queries in a JSON file. Usage: search-saved-store.ts <directory> <queries.json> <topK>
 import { readFile } from 'node:fs/promises';
-import { FaissStore } from '../index.js';
+import { loadFaissStore } from '../index.js';
 
 const [directory, queriesFile, topK] = process.argv.slice(2);
-const store = await FaissStore.load(directory!);
+const store = await loadFaissStore(directory!);
 const queries = JSON.parse(await readFile(queriesFile!, 'utf8')) as number[][];
 const results = [];
 for (const query of queries) {

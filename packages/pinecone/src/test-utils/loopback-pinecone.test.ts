@@ -157,6 +157,35 @@ describe('loopback Pinecone', () => {
     expect(server.records('cos', 'limits').size).toBe(0);
   });
 
+  it('lists ids by prefix in byte order, a page at a time, with pagination tokens', async () => {
+    const index = client.index({ name: 'cos', namespace: 'listing' });
+    // Byte order (UTF-8), not UTF-16 order: '\uffff' sorts before '😀' in bytes, after it in code units.
+    const ids = ['doc2#1', 'doc1#2', 'doc1#10', 'doc1#1', 'other', 'doc1#\uffff', 'doc1#😀', 'Doc1#0'];
+    await index.upsert({ records: ids.map((id) => ({ id, values: [1, 2, 3] })) });
+    const pages: string[][] = [];
+    let token: string | undefined;
+    do {
+      const page = await index.listPaginated({
+        prefix: 'doc1#',
+        limit: 2,
+        ...(token ? { paginationToken: token } : {}),
+      });
+      pages.push((page.vectors ?? []).map((item) => item.id!));
+      token = page.pagination?.next;
+    } while (token !== undefined);
+    expect(pages).toEqual([['doc1#1', 'doc1#10'], ['doc1#2', 'doc1#\uffff'], ['doc1#😀']]);
+    // No prefix: the whole namespace, 100 a page by default; another namespace is empty.
+    const all = await index.listPaginated();
+    expect(all.vectors?.map((item) => item.id)).toEqual(
+      [...ids].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b))),
+    );
+    expect(all.pagination).toBeUndefined();
+    expect((await client.index({ name: 'cos', namespace: 'empty' }).listPaginated()).vectors).toEqual([]);
+    const badToken = await rejection(index.listPaginated({ paginationToken: 'not-a-token' }));
+    expect(badToken.name).toBe('PineconeBadRequestError');
+    expect(server.requests.at(-1)).toMatchObject({ operation: 'list', status: 400 });
+  });
+
   it('answers a wrong API key with 401, and records the API-version header', async () => {
     const intruder = new Pinecone({ apiKey: 'not-the-key', controllerHostUrl: server.url, maxRetries: 0 });
     const error = await rejection(intruder.index({ host: server.hostOf('cos') }).describeIndexStats());

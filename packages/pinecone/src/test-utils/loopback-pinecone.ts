@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { evaluatePineconeFilter, type PineconeFilterSemantics } from '@zerda/core/testing';
+import { evaluatePineconeFilter, type PineconeFilterSemantics } from './pinecone-filter-evaluator.js';
 
 /*
  * A loopback Pinecone: a node:http server on 127.0.0.1 that speaks the parts of Pinecone's HTTP
@@ -10,8 +10,8 @@ import { evaluatePineconeFilter, type PineconeFilterSemantics } from '@zerda/cor
  *
  * Control plane (at the server's root, `controllerHostUrl`): `GET /indexes/{name}`, `GET /indexes`.
  * Data plane (one host per index, `http://127.0.0.1:PORT/hosts/{name}`):
- * `POST /vectors/upsert`, `POST /query`, `GET /vectors/fetch`, `POST /vectors/delete` (ids,
- * filter, deleteAll), `POST /describe_index_stats`.
+ * `POST /vectors/upsert`, `POST /query`, `GET /vectors/fetch`, `GET /vectors/list`,
+ * `POST /vectors/delete` (ids, filter, deleteAll), `POST /describe_index_stats`.
  *
  * Semantics, from Pinecone's documentation:
  * - Metrics: `cosine` scores cos θ, `dotproduct` the inner product (both best-first, descending),
@@ -21,8 +21,11 @@ import { evaluatePineconeFilter, type PineconeFilterSemantics } from '@zerda/cor
  *   size); ids of 1 to 512 characters; dense vectors of the index's dimension with at least one
  *   non-zero value; top_k from 1 to 10,000; 1,000 ids per fetch or delete.
  * - Metadata: string, number, boolean or list of strings values; null is refused.
- * - Filters: `evaluatePineconeFilter` from `@zerda/core/testing`, so the server and the
- *   convention agree; a malformed filter is a 400.
+ * - Filters: `evaluatePineconeFilter` (./pinecone-filter-evaluator.ts), so the server and the
+ *   convention's tests agree; a malformed filter is a 400.
+ * - List: the ids of a namespace that start with `prefix`, in sorted order (bitwise "C"
+ *   collation: by UTF-8 bytes), `limit` a page (default 100); while more remain, the page has
+ *   `pagination.next`, an opaque token to pass back as `paginationToken`.
  * - Namespaces: created on first upsert, gone when emptied; `''` and `'__default__'` name the
  *   default namespace, which `describe_index_stats` reports as `'__default__'`.
  * - Errors: data plane `{ code, message, details }` (gRPC codes: 3 invalid argument, 5 not
@@ -42,6 +45,7 @@ export type LoopbackOperation =
   | 'upsert'
   | 'query'
   | 'fetch'
+  | 'list'
   | 'delete'
   | 'describe_index_stats';
 
@@ -68,6 +72,8 @@ export interface FaultRule {
   probability?: number;
   /** Applies to the next `count` matching requests that it hits, then retires (default: no limit). */
   count?: number;
+  /** Lets this many matching requests through before it applies (default 0). */
+  skip?: number;
   fault: Fault;
 }
 
@@ -140,6 +146,7 @@ const MAX_UPSERT_RECORDS = 1000;
 const MAX_IDS = 1000;
 const MAX_TOP_K = 10_000;
 const MAX_ID_LENGTH = 512;
+const DEFAULT_LIST_LIMIT = 100;
 
 class HttpError extends Error {
   constructor(
@@ -159,7 +166,7 @@ export async function startLoopbackPinecone(
 ): Promise<LoopbackPinecone> {
   const indexes = new Map<string, LoopbackIndex>();
   const requests: LoopbackRequestRecord[] = [];
-  let rules: Array<FaultRule & { remaining: number }> = [];
+  let rules: Array<FaultRule & { remaining: number; skipped: number }> = [];
   const random = mulberry32(options.seed ?? 1);
   const maxRequestBytes = options.maxRequestBytes ?? 2_000_000;
   const sockets = new Set<Socket>();
@@ -195,6 +202,10 @@ export async function startLoopbackPinecone(
       if (rule.remaining <= 0) continue;
       if (rule.operations && (operation === 'unknown' || !rule.operations.includes(operation))) continue;
       if (rule.indexes && (index === undefined || !rule.indexes.includes(index))) continue;
+      if (rule.skipped < (rule.skip ?? 0)) {
+        rule.skipped++;
+        continue;
+      }
       if (random() >= (rule.probability ?? 1)) continue;
       rule.remaining--;
       return rule.fault;
@@ -373,6 +384,32 @@ export async function startLoopbackPinecone(
         }
         return { vectors, namespace: nameOf(namespaceName), usage: { readUnits: 1 } };
       }
+      case 'list': {
+        const namespaceName = url.searchParams.get('namespace') ?? '';
+        const prefix = url.searchParams.get('prefix') ?? '';
+        const limitText = url.searchParams.get('limit');
+        const limit = limitText === null ? DEFAULT_LIST_LIMIT : Number(limitText);
+        if (!Number.isSafeInteger(limit) || limit < 1)
+          throw invalid(`limit must be a positive integer, got ${limitText}`);
+        const token = url.searchParams.get('paginationToken');
+        const after = token === null ? undefined : readListToken(token, prefix);
+        const ids = [...(namespaceOf(index!, namespaceName, false)?.keys() ?? [])]
+          .filter((id) => id.startsWith(prefix) && (after === undefined || byteOrder(id, after) > 0))
+          .sort(byteOrder);
+        const page = ids.slice(0, limit);
+        return {
+          vectors: page.map((id) => ({ id })),
+          ...(ids.length > limit
+            ? {
+                pagination: {
+                  next: Buffer.from(JSON.stringify({ skip_past: page.at(-1), prefix })).toString('base64'),
+                },
+              }
+            : {}),
+          namespace: nameOf(namespaceName),
+          usage: { readUnits: 1 },
+        };
+      }
       case 'delete': {
         const request = parseJson(body);
         const namespaceName = request.namespace;
@@ -478,7 +515,7 @@ export async function startLoopbackPinecone(
     },
     requests,
     addFault: (rule) => {
-      rules.push({ ...rule, remaining: rule.count ?? Number.POSITIVE_INFINITY });
+      rules.push({ ...rule, remaining: rule.count ?? Number.POSITIVE_INFINITY, skipped: 0 });
     },
     clearFaults: () => {
       rules = [];
@@ -517,6 +554,7 @@ function routeOf(method: string, path: string): Route | undefined {
       'POST /vectors/upsert': 'upsert',
       'POST /query': 'query',
       'GET /vectors/fetch': 'fetch',
+      'GET /vectors/list': 'list',
       'POST /vectors/delete': 'delete',
       'POST /describe_index_stats': 'describe_index_stats',
       'GET /describe_index_stats': 'describe_index_stats',
@@ -603,6 +641,25 @@ function score(metric: LoopbackMetric, query: readonly number[], stored: readonl
   if (metric === 'euclidean') return squared;
   const denominator = Math.sqrt(queryNorm) * Math.sqrt(storedNorm);
   return denominator === 0 ? 0 : Math.max(-1, Math.min(1, dot / denominator));
+}
+
+/** Bitwise "C" collation: by the ids' UTF-8 bytes. */
+function byteOrder(a: string, b: string): number {
+  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+}
+
+/** The id a list page token says to skip past; a token that is not one of ours (or for another prefix) is a 400. */
+function readListToken(token: string, prefix: string): string {
+  try {
+    const parsed = JSON.parse(Buffer.from(token, 'base64').toString('utf8')) as {
+      skip_past?: unknown;
+      prefix?: unknown;
+    };
+    if (typeof parsed.skip_past === 'string' && parsed.prefix === prefix) return parsed.skip_past;
+  } catch {
+    // not JSON: refused below
+  }
+  throw invalid('Invalid pagination token');
 }
 
 function keyOf(namespace: unknown): string {

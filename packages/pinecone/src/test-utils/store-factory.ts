@@ -41,19 +41,19 @@ export function loopbackStore(
     controllerHostUrl: server.url,
     indexName,
     retry: fastRetry,
-    requestTimeoutMs: 5_000,
+    timeoutMs: 5_000,
     ...(embedder ? { embedder } : {}),
     ...settings,
   });
   return { store, indexName };
 }
 
-/** As `loopbackStore`, connected: the store has described its index and taken its metric. */
+/** As `loopbackStore`, opened: the driver has described its index and taken its metric (no other request). */
 export async function connectedLoopbackStore(
   server: LoopbackPinecone,
   options: Parameters<typeof loopbackStore>[1],
 ): Promise<{ store: PineconeStore; indexName: string }> {
   const { store, indexName } = loopbackStore(server, options);
-  await store.connect();
+  await store.driver.open();
   return { store, indexName };
 }

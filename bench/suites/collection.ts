@@ -1,0 +1,166 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  type Analyzer,
+  type Chunk,
+  HashEmbedder,
+  HybridRetriever,
+  InMemoryVectorStore,
+  KeywordRetriever,
+  openCollection,
+  VectorRetriever,
+} from '@zerda/core';
+import { createFileStorage } from '@zerda/core/node';
+import { SyntheticCorpus } from '../corpus/synthetic.js';
+import { collectGarbage, formatBytes, measureBuild, runQueries } from '../lib/measure.js';
+import type { BenchRow, BenchSuite, BenchSuiteOptions } from '../report.js';
+
+/*
+ * The collection against its two parts wired by hand: adding the corpus (embeddings computed
+ * beforehand, so only the writes are timed), retained memory, hybrid query latency, and the open
+ * time of a saved collection (file storage: snapshot read, BM25 index and vectors restored).
+ */
+
+const DIMENSION = 384;
+const BATCH = 1000;
+const TOP_K = 10;
+const whitespaceAnalyzer: Analyzer = { name: 'whitespace', analyze: (text) => text.split(' ') };
+
+async function runSize(
+  size: number,
+  options: BenchSuiteOptions,
+  corpus: SyntheticCorpus,
+): Promise<BenchRow[]> {
+  const { log } = options;
+  const documents: Chunk[] = corpus.documents(size);
+  const queries = corpus.queries(Math.min(options.queries, 200));
+  const embedder = new HashEmbedder({
+    dimension: DIMENSION,
+    analyzer: whitespaceAnalyzer,
+    charNGrams: false,
+  });
+  const embeddings: Float32Array[] = [];
+  for (let i = 0; i < documents.length; i += 2048) {
+    embeddings.push(...(await embedder.embed(documents.slice(i, i + 2048).map((d) => d.text))));
+  }
+  const rows: BenchRow[] = [];
+
+  collectGarbage();
+  const byHand = await measureBuild(async () => {
+    const keyword = new KeywordRetriever({ analyzer: whitespaceAnalyzer });
+    const store = new InMemoryVectorStore({ dimension: DIMENSION, embedder });
+    for (let i = 0; i < documents.length; i += BATCH) {
+      keyword.add(documents.slice(i, i + BATCH));
+      await store.add(documents.slice(i, i + BATCH), { embeddings: embeddings.slice(i, i + BATCH) });
+    }
+    return new HybridRetriever({ keyword, vector: new VectorRetriever({ store }) });
+  });
+  const handQueries = await runQueries(
+    queries,
+    async (q) => (await byHand.value.retrieve(q, { k: TOP_K })).hits.length,
+    {
+      budgetMs: 30_000,
+    },
+  );
+  log(
+    `  by hand: added in ${(byHand.ms / 1000).toFixed(2)} s, ${formatBytes(byHand.bytes)}, hybrid p50 ${handQueries.p50.toFixed(2)} ms`,
+  );
+  rows.push({
+    suite: 'collection',
+    system: 'keyword + vector store by hand',
+    size,
+    buildMs: byHand.ms,
+    memoryBytes: byHand.bytes,
+    p50Ms: handQueries.p50,
+    p99Ms: handQueries.p99,
+    qps: handQueries.qps,
+    notes: `KeywordRetriever.add + InMemoryVectorStore.add in batches of ${BATCH}, HybridRetriever over them`,
+  });
+  byHand.value = undefined as never;
+  collectGarbage();
+
+  for (const kind of ['memory storage', 'file storage'] as const) {
+    const directory =
+      kind === 'file storage' ? await mkdtemp(join(tmpdir(), 'zerda-bench-collection-')) : undefined;
+    try {
+      const built = await measureBuild(async () => {
+        const collection = await openCollection({
+          store: new InMemoryVectorStore({ dimension: DIMENSION, embedder }),
+          analyzer: whitespaceAnalyzer,
+          ...(directory ? { storage: createFileStorage(directory) } : {}),
+        });
+        for (let i = 0; i < documents.length; i += BATCH) {
+          await collection.add(documents.slice(i, i + BATCH), { embeddings: embeddings.slice(i, i + BATCH) });
+        }
+        return collection;
+      });
+      const timed = await runQueries(
+        queries,
+        async (q) => (await built.value.retrieve(q, { k: TOP_K })).hits.length,
+        {
+          budgetMs: 30_000,
+        },
+      );
+      const overhead = ((built.ms / byHand.ms - 1) * 100).toFixed(1);
+      log(
+        `  collection (${kind}): added in ${(built.ms / 1000).toFixed(2)} s (${overhead}% over by hand), ${formatBytes(built.bytes)}, hybrid p50 ${timed.p50.toFixed(2)} ms`,
+      );
+      rows.push({
+        suite: 'collection',
+        system: `zerda collection (${kind})`,
+        size,
+        buildMs: built.ms,
+        memoryBytes: built.bytes,
+        p50Ms: timed.p50,
+        p99Ms: timed.p99,
+        qps: timed.qps,
+        notes: `add in batches of ${BATCH}: ${overhead}% time over the parts by hand; memory includes the storage's copy where it keeps one`,
+      });
+      const closeStarted = performance.now();
+      await built.value.close();
+      const closeMs = performance.now() - closeStarted;
+      if (directory !== undefined) {
+        built.value = undefined as never;
+        collectGarbage();
+        const opened = await measureBuild(() =>
+          openCollection({
+            store: new InMemoryVectorStore({ dimension: DIMENSION, embedder }),
+            analyzer: whitespaceAnalyzer,
+            storage: createFileStorage(directory),
+          }),
+        );
+        log(
+          `  reopened a saved collection of ${size.toLocaleString('en-US')} chunks in ${opened.ms.toFixed(0)} ms (snapshot on close took ${closeMs.toFixed(0)} ms), ${formatBytes(opened.bytes)}`,
+        );
+        rows.push({
+          suite: 'collection',
+          system: 'zerda collection open (file storage)',
+          size,
+          buildMs: opened.ms,
+          memoryBytes: opened.bytes,
+          notes: `open of a saved collection: snapshot read and checked, BM25 index and ${DIMENSION}-dim vectors restored; snapshot written on close in ${closeMs.toFixed(0)} ms`,
+        });
+        await opened.value.close();
+      }
+    } finally {
+      if (directory !== undefined) await rm(directory, { recursive: true, force: true });
+    }
+    collectGarbage();
+  }
+  return rows;
+}
+
+export const collectionSuite: BenchSuite = {
+  name: 'collection',
+  defaultSizes: [10_000, 100_000],
+  async run(options) {
+    const corpus = new SyntheticCorpus();
+    const rows: BenchRow[] = [];
+    for (const size of options.sizes) {
+      options.log(`collection: ${size.toLocaleString('en-US')} chunks`);
+      rows.push(...(await runSize(size, options, corpus)));
+    }
+    return rows;
+  },
+};

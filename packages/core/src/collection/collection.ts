@@ -1,0 +1,738 @@
+import { BatchWriteError, IndexFormatError, InvalidArgumentError, throwIfAborted } from '../errors/index.js';
+import { compileFilter, type FilterInput, parseFilter } from '../filter/index.js';
+import { BM25Index, KeywordRetriever } from '../keyword/index.js';
+import { type Chunk, normalizeChunks, type SearchResult, type Warning } from '../model/index.js';
+import {
+  BaseRetriever,
+  type BatchRetrieveOptions,
+  HybridRetriever,
+  type HybridRetrieverOptions,
+  type RerankHook,
+  type RetrieveChunksOptions,
+  type RetrievedChunks,
+} from '../retriever/index.js';
+import type { Analyzer } from '../text/index.js';
+import type { VectorDriver } from '../vector/driver.js';
+import type { VectorDatabase } from '../vector/vector-database.js';
+import { VectorRetriever } from '../vector/vector-retriever.js';
+import { toVectorStore } from '../vector/vector-store.js';
+import { decodeRecord, encodeRecord, type LogRecord } from './log-records.js';
+import { type CollectionStorage, createMemoryStorage, type StorageLock } from './storage.js';
+
+export type RetrievalMode = 'keyword' | 'vector' | 'hybrid';
+
+export interface CollectionSettings {
+  /** The vector database (any store, `createChromaStore(...)`, ..., or a v2 driver). */
+  store: VectorDatabase | VectorDriver;
+  /** Where the local state lives (default: in memory, gone with the object). */
+  storage?: CollectionStorage;
+  /** Embeds chunks and queries (default: the store's embedder). */
+  embedder?: VectorDatabase['embedder'];
+  /** The keyword side's analyser and BM25 parameters (default: the default analyser, k1 1.2, b 0.75). */
+  analyzer?: Analyzer;
+  k1?: number;
+  b?: number;
+  /** Hybrid fusion: a method or a fusion setting (see HybridRetriever). */
+  fusion?: HybridRetrieverOptions['fusion'];
+  /** Re-scores candidates of every retrieval. */
+  reranker?: RerankHook;
+  /** Refuse filters the backend cannot evaluate whole. */
+  strictFilters?: boolean;
+  /** Log records after which the state is snapshotted and the log emptied (default 1,000). */
+  checkpointEvery?: number;
+  /** Reports rebuilding the keyword side from the database. */
+  onProgress?: (progress: { phase: 'rebuild'; done: number; total: number }) => void;
+  signal?: AbortSignal;
+}
+
+export interface CollectionAddOptions {
+  /** Precomputed vectors, one per chunk in the same order. */
+  embeddings?: ReadonlyArray<Float32Array | readonly number[]>;
+  signal?: AbortSignal;
+  onProgress?: (progress: { written: number; total: number }) => void;
+}
+
+export interface CollectionRetrieveOptions {
+  /** 'hybrid' (default), 'keyword' or 'vector'. */
+  mode?: RetrievalMode;
+  k?: number;
+  filter?: FilterInput;
+  signal?: AbortSignal;
+}
+
+/** What the collection found when it opened. */
+export interface CollectionOpenReport {
+  /** Chunks restored from the local snapshot and log. */
+  restored: number;
+  /** Interrupted writes settled against the database (the keyword side made to match it). */
+  reconciled: number;
+  /** Chunks read back from the database to rebuild (or catch up) the keyword side. */
+  rebuilt: number;
+  warnings: Warning[];
+}
+
+const STATE_FORMAT = 'zerda.collection';
+const STATE_VERSION = 1;
+
+interface CollectionState {
+  format: typeof STATE_FORMAT;
+  version: typeof STATE_VERSION;
+  store: { name: string; metric: string; dimension: number | undefined };
+  analyzer: string;
+  count: number;
+  /** The store keeps no data across restarts, so the snapshot holds the vectors too. */
+  vectors: boolean;
+}
+
+/**
+ * Opens (or creates) a collection: one object over a corpus in a vector database and a BM25 index,
+ * kept consistent and durable. See `Collection`.
+ */
+export async function openCollection(settings: CollectionSettings): Promise<Collection> {
+  const collection = new Collection(settings);
+  await collection.open(settings.signal);
+  return collection;
+}
+
+/**
+ * A corpus over any vector database plus the BM25 index: add once, retrieve in keyword, vector or
+ * hybrid mode. Rule: every chunk id is in both sides or in neither, after any failure or crash, and
+ * every add or delete that returned is durable.
+ *
+ * How: writes are serialised. Each write first appends an intent (the ids) to the storage's log,
+ * then writes the database, then appends what was done (the chunks written, or the ids deleted) and
+ * applies it to the keyword side. An intent with no record of what was done (a crash, or a failure
+ * whose outcome is unknown) is settled by asking the database which of its ids it holds, and the
+ * keyword side is made to match. Opening replays the snapshot and the log, settles open intents,
+ * and catches up with a database that others wrote to. While a write is in flight, its ids are
+ * kept out of every result, so a reader sees each batch before or after, never on one side only.
+ */
+export class Collection {
+  readonly store: VectorDatabase;
+  readonly storage: CollectionStorage;
+  /** What opening found (restored, reconciled, rebuilt, warnings). */
+  report: CollectionOpenReport = { restored: 0, reconciled: 0, rebuilt: 0, warnings: [] };
+
+  readonly #settings: CollectionSettings;
+  readonly #keepsVectors: boolean;
+  readonly #checkpointEvery: number;
+  #keyword: KeywordRetriever;
+  #retrievers: Record<RetrievalMode, BaseRetriever>;
+  #lock: StorageLock | undefined;
+  #seq = 0;
+  #logSize = 0;
+  #writes: Promise<unknown> = Promise.resolve();
+  /** Ids whose write is in flight or whose outcome is not yet known: kept out of results. */
+  readonly #hidden = new Map<string, number>();
+  #closed = false;
+  /** Notes from restoring the snapshot, for the open report. */
+  readonly #restoreWarnings: Warning[] = [];
+
+  constructor(settings: CollectionSettings) {
+    if (settings === null || typeof settings !== 'object') {
+      throw new InvalidArgumentError({
+        argument: 'settings',
+        value: settings,
+        message: 'expected an object with a store',
+      });
+    }
+    this.store = toVectorStore(settings.store, 'store');
+    this.storage = settings.storage ?? createMemoryStorage();
+    this.#settings = settings;
+    this.#keepsVectors = !this.store.capabilities.persistent;
+    this.#checkpointEvery = settings.checkpointEvery ?? 1000;
+    if (!(Number.isSafeInteger(this.#checkpointEvery) && this.#checkpointEvery > 0)) {
+      throw new InvalidArgumentError({
+        argument: 'checkpointEvery',
+        value: settings.checkpointEvery,
+        message: 'expected a positive integer',
+      });
+    }
+    this.#keyword = this.#newKeyword();
+    this.#retrievers = this.#makeRetrievers();
+  }
+
+  /** Chunks in the collection. */
+  get size(): number {
+    return this.#keyword.size;
+  }
+
+  /** Takes the storage's lock, restores the local state, settles interrupted writes, catches up with the database. */
+  async open(signal?: AbortSignal): Promise<void> {
+    this.#lock = await this.storage.lock();
+    try {
+      await this.#restore(signal);
+    } catch (error) {
+      await this.#lock.release().catch(() => undefined);
+      this.#lock = undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * Adds chunks, replacing those with the same ids, in both sides. The whole batch is checked and
+   * embedded before anything is written. A partial failure of the database is a BatchWriteError
+   * whose `writtenIds` are exactly the chunks now in both sides.
+   */
+  add(input: readonly unknown[], options: CollectionAddOptions = {}): Promise<{ ids: string[] }> {
+    return this.#serialised(async () => {
+      const { signal, onProgress } = options;
+      throwIfAborted(signal);
+      const chunks = normalizeChunks(input);
+      if (chunks.length === 0) return { ids: [] };
+      const vectors = options.embeddings ?? (await this.#embed(chunks, signal));
+      if (vectors.length !== chunks.length) {
+        throw new InvalidArgumentError({
+          argument: 'embeddings',
+          message: `expected ${chunks.length} vectors, got ${vectors.length}`,
+        });
+      }
+      const ids = chunks.map((chunk) => chunk.id);
+      const seq = ++this.#seq;
+      await this.#append({ t: 'intent', seq, ids });
+      this.#hide(ids);
+      let written: Set<string>;
+      let failure: unknown;
+      try {
+        await this.store.add(chunks, {
+          embeddings: vectors,
+          ...(signal ? { signal } : {}),
+          ...(onProgress ? { onProgress } : {}),
+        });
+        written = new Set(ids);
+      } catch (error) {
+        failure = error;
+        const known = await this.#settle(ids, error);
+        if (known === undefined) throw error; // outcome unknown: the ids stay hidden until settled
+        written = known;
+      }
+      const done = chunks.filter((chunk) => written.has(chunk.id));
+      const doneVectors = this.#keepsVectors
+        ? chunks.flatMap((chunk, i) =>
+            written.has(chunk.id) ? [Float32Array.from(vectors[i] as ArrayLike<number>)] : [],
+          )
+        : undefined;
+      await this.#append({ t: 'add', seq, chunks: done, ...(doneVectors ? { vectors: doneVectors } : {}) });
+      this.#applyAdd(done, ids);
+      await this.#maybeCheckpoint();
+      if (failure !== undefined) throw failure;
+      return { ids };
+    });
+  }
+
+  /** Removes chunks by id from both sides; returns how many existed. */
+  delete(ids: readonly string[], options: { signal?: AbortSignal } = {}): Promise<number> {
+    return this.#serialised(async () => {
+      if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string')) {
+        throw new InvalidArgumentError({
+          argument: 'ids',
+          value: ids,
+          message: 'expected an array of strings',
+        });
+      }
+      const remove = this.store.delete;
+      if (remove === undefined) {
+        throw new InvalidArgumentError({
+          argument: 'ids',
+          message: `the '${this.store.name}' backend cannot delete records`,
+        });
+      }
+      const unique = [...new Set(ids)].filter(
+        (id) => this.#keyword.get(id) !== undefined || this.#hidden.has(id),
+      );
+      if (unique.length === 0) return 0;
+      const seq = ++this.#seq;
+      await this.#append({ t: 'intent', seq, ids: unique });
+      this.#hide(unique);
+      try {
+        await remove.call(this.store, unique, options);
+      } catch (error) {
+        const kept = await this.#settle(unique, error);
+        if (kept === undefined) throw error;
+        const gone = unique.filter((id) => !kept.has(id));
+        await this.#append({ t: 'delete', seq, ids: gone });
+        this.#applyDelete(gone, unique);
+        throw error;
+      }
+      await this.#append({ t: 'delete', seq, ids: unique });
+      const removed = unique.filter((id) => this.#keyword.get(id) !== undefined).length;
+      this.#applyDelete(unique, unique);
+      await this.#maybeCheckpoint();
+      return removed;
+    });
+  }
+
+  /** Removes every chunk that matches a filter (evaluated on the collection's own copy of the metadata). */
+  async deleteWhere(filter: FilterInput, options: { signal?: AbortSignal } = {}): Promise<number> {
+    const matches = compileFilter(parseFilter(filter));
+    const ids = [...this.#keyword.chunks()].filter((chunk) => matches(chunk)).map((chunk) => chunk.id);
+    return ids.length === 0 ? 0 : this.delete(ids, options);
+  }
+
+  /** The chunks among `ids`, in the order asked (unknown ids left out). */
+  async get(ids: readonly string[]): Promise<Chunk[]> {
+    if (!Array.isArray(ids))
+      throw new InvalidArgumentError({
+        argument: 'ids',
+        value: ids,
+        message: 'expected an array of strings',
+      });
+    return ids.flatMap((id) => {
+      const chunk = this.#hidden.has(id) ? undefined : this.#keyword.get(id);
+      return chunk === undefined ? [] : [chunk];
+    });
+  }
+
+  async count(): Promise<number> {
+    return this.#keyword.size;
+  }
+
+  /** Every chunk of the collection (its own copy), a page at a time, in insertion order. */
+  async *list(options: { pageSize?: number } = {}): AsyncGenerator<Chunk[]> {
+    const { pageSize = 1000 } = options;
+    let page: Chunk[] = [];
+    for (const chunk of this.#keyword.chunks()) {
+      if (this.#hidden.has(chunk.id)) continue;
+      page.push(chunk);
+      if (page.length >= pageSize) {
+        yield page;
+        page = [];
+      }
+    }
+    if (page.length > 0) yield page;
+  }
+
+  /** Keyword, vector or hybrid retrieval (default hybrid), with the filter language and the reranker. */
+  async retrieve(query: string, options: CollectionRetrieveOptions = {}): Promise<SearchResult> {
+    const { mode = 'hybrid', ...rest } = options;
+    const retriever = this.#retrievers[mode];
+    if (retriever === undefined) {
+      throw new InvalidArgumentError({
+        argument: 'mode',
+        value: mode,
+        message: "expected 'keyword', 'vector' or 'hybrid'",
+      });
+    }
+    // A bad filter is the caller's mistake, a FilterError before any side runs.
+    if (rest.filter !== undefined) parseFilter(rest.filter);
+    const k = rest.k ?? 10;
+    const hidden = this.#hidden.size;
+    const result = await retriever.retrieve(query, { ...rest, k: k + hidden });
+    if (hidden === 0 && this.#hidden.size === 0) return result;
+    const hits = result.hits.filter((hit) => !this.#hidden.has(hit.chunk.id)).slice(0, k);
+    return { ...result, hits: hits.map((hit, index) => ({ ...hit, rank: index + 1 })) };
+  }
+
+  /** Many queries with bounded concurrency, results in input order. */
+  async batchRetrieve(
+    queries: readonly string[],
+    options: BatchRetrieveOptions & { mode?: RetrievalMode } = {},
+  ): Promise<SearchResult[]> {
+    const { concurrency = 4, mode, ...rest } = options;
+    if (!Array.isArray(queries) || !queries.every((query) => typeof query === 'string')) {
+      throw new InvalidArgumentError({
+        argument: 'queries',
+        value: queries,
+        message: 'expected an array of strings',
+      });
+    }
+    if (rest.filter !== undefined) parseFilter(rest.filter);
+    const results = new Array<SearchResult>(queries.length);
+    let next = 0;
+    const worker = async () => {
+      while (next < queries.length) {
+        const index = next++;
+        results[index] = await this.retrieve(queries[index] as string, {
+          ...rest,
+          ...(mode ? { mode } : {}),
+        });
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, queries.length)) }, worker));
+    return results;
+  }
+
+  /** Snapshots the state now (also done every `checkpointEvery` log records and on close). */
+  checkpoint(): Promise<void> {
+    return this.#serialised(() => this.#checkpoint());
+  }
+
+  /** Waits for writes in flight, snapshots, releases the storage and the store. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    await this.#writes.catch(() => undefined);
+    if (this.#lock !== undefined && this.#hidden.size === 0) await this.#checkpoint();
+    this.#closed = true;
+    await this.#lock?.release();
+    this.#lock = undefined;
+    await this.store.close();
+  }
+
+  // --- writing -------------------------------------------------------------------------------
+
+  #serialised<T>(work: () => Promise<T>): Promise<T> {
+    if (this.#closed || this.#lock === undefined) {
+      return Promise.reject(
+        new InvalidArgumentError({
+          argument: 'collection',
+          message: 'the collection is closed (or not open)',
+        }),
+      );
+    }
+    const run = this.#writes.catch(() => undefined).then(work);
+    this.#writes = run;
+    return run;
+  }
+
+  async #append(record: LogRecord): Promise<void> {
+    await this.storage.appendLog(encodeRecord(record));
+    this.#logSize++;
+  }
+
+  #hide(ids: readonly string[]): void {
+    for (const id of ids) this.#hidden.set(id, (this.#hidden.get(id) ?? 0) + 1);
+  }
+
+  #unhide(ids: readonly string[]): void {
+    for (const id of ids) {
+      const left = (this.#hidden.get(id) ?? 1) - 1;
+      if (left <= 0) this.#hidden.delete(id);
+      else this.#hidden.set(id, left);
+    }
+  }
+
+  /** Applies a completed add to the keyword side and shows its ids again, in one synchronous step. */
+  #applyAdd(done: Chunk[], intended: readonly string[]): void {
+    if (done.length > 0) this.#keyword.add(done);
+    this.#unhide(intended);
+  }
+
+  #applyDelete(gone: readonly string[], intended: readonly string[]): void {
+    if (gone.length > 0) this.#keyword.remove(gone);
+    this.#unhide(intended);
+  }
+
+  /**
+   * After a failed write: which of `ids` the database now holds. A BatchWriteError says so for an
+   * add; otherwise the database is asked. Undefined when that cannot be known now (the ids stay
+   * hidden and the intent open in the log, settled at the next write or open).
+   */
+  async #settle(ids: readonly string[], error: unknown): Promise<Set<string> | undefined> {
+    if (BatchWriteError.isInstance(error)) {
+      // Ids the backend did not confirm may still have been written: ask about those.
+      const confirmed = new Set(error.writtenIds);
+      const unsure = ids.filter((id) => !confirmed.has(id));
+      const held = await this.#held(unsure);
+      if (held === undefined) return undefined;
+      for (const id of held) confirmed.add(id);
+      return confirmed;
+    }
+    return this.#held(ids);
+  }
+
+  async #held(ids: readonly string[]): Promise<Set<string> | undefined> {
+    if (ids.length === 0) return new Set();
+    try {
+      return new Set((await this.store.get(ids)).map((chunk) => chunk.id));
+    } catch {
+      return undefined;
+    }
+  }
+
+  async #embed(
+    chunks: Chunk[],
+    signal: AbortSignal | undefined,
+  ): Promise<ReadonlyArray<Float32Array | readonly number[]>> {
+    const embedder = this.#settings.embedder ?? this.store.embedder;
+    if (embedder === undefined) {
+      throw new InvalidArgumentError({
+        argument: 'embeddings',
+        message: 'no embeddings were given and neither the collection nor its store has an embedder',
+      });
+    }
+    const vectors = await embedder.embed(
+      chunks.map((chunk) => chunk.text),
+      signal ? { signal } : {},
+    );
+    if (!Array.isArray(vectors) || vectors.length !== chunks.length) {
+      throw new InvalidArgumentError({
+        argument: 'embedder',
+        message: `the embedder returned ${Array.isArray(vectors) ? vectors.length : typeof vectors} vectors for ${chunks.length} texts`,
+      });
+    }
+    return vectors;
+  }
+
+  async #maybeCheckpoint(): Promise<void> {
+    if (this.#logSize >= this.#checkpointEvery && this.#hidden.size === 0) await this.#checkpoint();
+  }
+
+  async #checkpoint(): Promise<void> {
+    const chunks = [...this.#keyword.chunks()];
+    const state: CollectionState = {
+      format: STATE_FORMAT,
+      version: STATE_VERSION,
+      store: {
+        name: this.store.name,
+        metric: this.store.capabilities.metric,
+        dimension: this.store.dimension,
+      },
+      analyzer: this.#keyword.index.analyzer.name,
+      count: chunks.length,
+      vectors: this.#keepsVectors && typeof this.store.listRecords === 'function',
+    };
+    const encoder = new TextEncoder();
+    const blobs = new Map<string, Uint8Array>([
+      ['keyword-index', this.#keyword.index.serialize()],
+      ['keyword-chunks', encoder.encode(chunks.map((chunk) => JSON.stringify(chunk)).join('\n'))],
+    ]);
+    const vectors = state.vectors ? await this.#vectorsInOrder(chunks) : undefined;
+    // A store that lists chunks but not their vectors: the snapshot says so, and they are embedded
+    // again from the texts when it is restored (never zeros in their place).
+    if (vectors === undefined) state.vectors = false;
+    else blobs.set('vectors', vectors);
+    blobs.set('state', encoder.encode(JSON.stringify(state)));
+    await this.storage.commitSnapshot(blobs);
+    this.#logSize = 0;
+  }
+
+  /**
+   * The store's vectors laid out in the order of `chunks` (float32, little-endian), or undefined
+   * when the store does not return a vector for every chunk.
+   */
+  async #vectorsInOrder(chunks: Chunk[]): Promise<Uint8Array | undefined> {
+    const dimension = this.store.dimension ?? 0;
+    const slot = new Map(chunks.map((chunk, index) => [chunk.id, index]));
+    const out = new Float32Array(chunks.length * dimension);
+    let filled = 0;
+    const listRecords = this.store.listRecords as NonNullable<VectorDatabase['listRecords']>;
+    for await (const page of listRecords.call(this.store, { pageSize: 10_000 })) {
+      if (page.vectors === undefined) return undefined;
+      page.chunks.forEach((chunk, index) => {
+        const at = slot.get(chunk.id);
+        const vector = page.vectors?.[index];
+        if (at === undefined || vector === undefined || vector.length !== dimension) return;
+        out.set(vector, at * dimension);
+        filled++;
+      });
+    }
+    return filled === chunks.length ? new Uint8Array(out.buffer) : undefined;
+  }
+
+  // --- opening -------------------------------------------------------------------------------
+
+  async #restore(signal: AbortSignal | undefined): Promise<void> {
+    // Counting first opens the database and learns its dimension, which the snapshot is checked against.
+    const stored = this.#keepsVectors ? 0 : await this.store.count(signal ? { signal } : {});
+    const snapshot = await this.storage.readSnapshot();
+    const warnings: Warning[] = this.#restoreWarnings;
+    let restored = 0;
+    if (snapshot !== undefined) restored = await this.#loadSnapshot(snapshot);
+    const open = new Map<number, string[]>();
+    for (const bytes of await this.storage.readLog()) {
+      const record = decodeRecord(bytes, this.storage.location);
+      this.#seq = Math.max(this.#seq, record.seq);
+      this.#logSize++;
+      if (record.t === 'intent') open.set(record.seq, record.ids);
+      else if (record.t === 'add') {
+        open.delete(record.seq);
+        if (this.#keepsVectors && record.chunks.length > 0)
+          await this.store.add(record.chunks, { embeddings: record.vectors ?? [] });
+        this.#keyword.add(record.chunks);
+      } else {
+        open.delete(record.seq);
+        if (this.#keepsVectors && record.ids.length > 0) await this.store.delete?.(record.ids);
+        this.#keyword.remove(record.ids);
+      }
+    }
+    let reconciled = 0;
+    // An intent with no outcome: the process stopped mid-write. The database says what happened
+    // (a store that keeps nothing across restarts lost that write with the process).
+    if (!this.#keepsVectors) {
+      for (const ids of open.values()) {
+        const held = new Set((await this.store.get(ids, signal ? { signal } : {})).map((chunk) => chunk.id));
+        const present = ids.filter((id) => held.has(id));
+        if (present.length > 0) this.#keyword.add(await this.store.get(present));
+        this.#keyword.remove(ids.filter((id) => !held.has(id)));
+        reconciled += ids.length;
+      }
+    }
+    let rebuilt = 0;
+    if (!this.#keepsVectors) {
+      if (stored !== this.#keyword.size) {
+        if (typeof this.store.list !== 'function') {
+          warnings.push({
+            type: 'compatibility',
+            source: 'collection',
+            message: `the database holds ${stored} records and the keyword side ${this.#keyword.size}, and the '${this.store.name}' backend cannot list its records to catch up: keyword results may miss or keep chunks another writer changed`,
+          });
+        } else {
+          if (snapshot !== undefined) {
+            warnings.push({
+              type: 'compatibility',
+              source: 'collection',
+              message: `the database holds ${stored} records and the local keyword side ${this.#keyword.size} (another writer changed it): the keyword side was rebuilt from the database`,
+            });
+          }
+          rebuilt = await this.#rebuildFromStore(stored, signal);
+        }
+      }
+    }
+    this.report = { restored, reconciled, rebuilt, warnings };
+    if (snapshot === undefined || reconciled > 0 || rebuilt > 0) await this.#checkpoint();
+  }
+
+  async #rebuildFromStore(total: number, signal: AbortSignal | undefined): Promise<number> {
+    const keyword = this.#newKeyword();
+    let done = 0;
+    const list = this.store.list as NonNullable<VectorDatabase['list']>;
+    for await (const page of list.call(this.store, { pageSize: 1000, ...(signal ? { signal } : {}) })) {
+      keyword.add(page);
+      done += page.length;
+      this.#settings.onProgress?.({ phase: 'rebuild', done, total });
+    }
+    this.#keyword = keyword;
+    this.#retrievers = this.#makeRetrievers();
+    return done;
+  }
+
+  async #loadSnapshot(snapshot: Map<string, Uint8Array>): Promise<number> {
+    const location = this.storage.location;
+    const text = (key: string): string => {
+      const bytes = snapshot.get(key);
+      if (bytes === undefined)
+        throw new IndexFormatError({ message: `The collection snapshot has no '${key}'`, path: location });
+      return new TextDecoder().decode(bytes);
+    };
+    let state: CollectionState;
+    try {
+      state = JSON.parse(text('state')) as CollectionState;
+    } catch (error) {
+      if (IndexFormatError.isInstance(error)) throw error;
+      throw new IndexFormatError({
+        message: 'The collection state is not valid JSON',
+        path: location,
+        cause: error,
+      });
+    }
+    if (state?.format !== STATE_FORMAT || state.version !== STATE_VERSION) {
+      throw new IndexFormatError({
+        message: `Not a Zerda collection of version ${STATE_VERSION}`,
+        path: location,
+      });
+    }
+    const mismatch = (what: string, saved: unknown, given: unknown) =>
+      new InvalidArgumentError({
+        argument: what,
+        value: given,
+        message: `the collection at ${location} was created with ${what} ${JSON.stringify(saved)}, it is opened with ${JSON.stringify(given)}`,
+      });
+    if (state.store.name !== this.store.name) throw mismatch('backend', state.store.name, this.store.name);
+    if (state.store.metric !== this.store.capabilities.metric)
+      throw mismatch('metric', state.store.metric, this.store.capabilities.metric);
+    const dimension = this.#settings.embedder?.dimension ?? this.store.dimension;
+    if (
+      state.store.dimension !== undefined &&
+      dimension !== undefined &&
+      state.store.dimension !== dimension
+    ) {
+      throw mismatch('dimension', state.store.dimension, dimension);
+    }
+    const analyzer = this.#keyword.index.analyzer.name;
+    if (state.analyzer !== analyzer) throw mismatch('analyzer', state.analyzer, analyzer);
+    const index = BM25Index.deserialize(snapshot.get('keyword-index') ?? new Uint8Array(0), {
+      analyzer: this.#keyword.index.analyzer,
+      path: location,
+    });
+    const lines = text('keyword-chunks');
+    let chunks: Chunk[];
+    try {
+      chunks = normalizeChunks(lines.length === 0 ? [] : lines.split('\n').map((line) => JSON.parse(line)));
+    } catch (error) {
+      throw new IndexFormatError({
+        message: 'The collection chunks are corrupt',
+        path: location,
+        cause: error,
+      });
+    }
+    this.#keyword = KeywordRetriever.fromParts(index, chunks);
+    this.#retrievers = this.#makeRetrievers();
+    if (this.#keepsVectors && chunks.length > 0 && !state.vectors) {
+      // A store that keeps nothing and cannot list its vectors: they are embedded again from the texts.
+      await this.store.add(chunks);
+      this.#restoreWarnings.push({
+        type: 'compatibility',
+        source: 'collection',
+        message: `the '${this.store.name}' store cannot list its vectors, so the ${chunks.length} chunks of the snapshot were embedded again`,
+      });
+    } else if (this.#keepsVectors && chunks.length > 0) {
+      const bytes = snapshot.get('vectors');
+      const width = state.store.dimension ?? 0;
+      if (bytes === undefined || bytes.byteLength !== chunks.length * width * 4) {
+        throw new IndexFormatError({
+          message: 'The collection snapshot has no vectors for its chunks',
+          path: location,
+        });
+      }
+      const all = new Float32Array(new Uint8Array(bytes).buffer);
+      const embeddings = chunks.map((_, i) => all.subarray(i * width, (i + 1) * width));
+      await this.store.add(chunks, { embeddings });
+    }
+    return chunks.length;
+  }
+
+  // --- parts ---------------------------------------------------------------------------------
+
+  #newKeyword(): KeywordRetriever {
+    const { analyzer, k1, b } = this.#settings;
+    return new KeywordRetriever({
+      ...(analyzer ? { analyzer } : {}),
+      ...(k1 !== undefined ? { k1 } : {}),
+      ...(b !== undefined ? { b } : {}),
+    });
+  }
+
+  #makeRetrievers(): Record<RetrievalMode, BaseRetriever> {
+    const { reranker, strictFilters, fusion } = this.#settings;
+    const embedder = this.#settings.embedder;
+    const vector = new VectorRetriever({
+      store: this.store,
+      ...(embedder ? { embedder } : {}),
+      ...(strictFilters !== undefined ? { strictFilters } : {}),
+    });
+    // The branches run without the reranker; each mode's result is reranked once.
+    const hybrid = new HybridRetriever({
+      keyword: this.#keyword,
+      vector,
+      ...(fusion ? { fusion } : {}),
+      ...(reranker ? { reranker } : {}),
+    });
+    return {
+      keyword: reranker ? new RerankedRetriever(this.#keyword, reranker) : this.#keyword,
+      vector: reranker ? new RerankedRetriever(vector, reranker) : vector,
+      hybrid,
+    };
+  }
+}
+
+/** A retriever's results through a reranker (fetchK candidates, reranked, truncated), by BaseRetriever. */
+class RerankedRetriever extends BaseRetriever {
+  readonly name: string;
+
+  constructor(
+    private readonly inner: BaseRetriever,
+    reranker: RerankHook,
+  ) {
+    super({ reranker });
+    this.name = inner.name;
+  }
+
+  protected async retrieveChunks(
+    query: string,
+    k: number,
+    options: RetrieveChunksOptions,
+  ): Promise<RetrievedChunks> {
+    const result = await this.inner.retrieve(query, { k, ...options });
+    return { hits: result.hits, total: result.total, warnings: result.warnings };
+  }
+}

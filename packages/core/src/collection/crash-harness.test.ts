@@ -1,0 +1,15 @@
+import { describe, expect, it } from 'vitest';
+import { runCrashHarness } from './test-utils/crash-harness.js';
+
+describe('collection crash harness (small size; `pnpm crash-harness` runs the large one)', () => {
+  it('loses no acknowledged write and leaves no id on one side only, across SIGKILLs at random points', {
+    timeout: 180_000,
+  }, async () => {
+    const report = await runCrashHarness({ runs: 6, chunks: 2000, batchSize: 50, maxDelayMs: 2500, seed: 7 });
+    expect(report.killed).toBeGreaterThanOrEqual(3);
+    expect(report.acknowledgedAdds).toBeGreaterThan(0);
+    expect(report.lost).toBe(0);
+    expect(report.oneSided).toBe(0);
+    expect(report.finalCount).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,264 @@
+import { type FileHandle, mkdir, open, readdir, readFile, rm } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { IndexFormatError, InvalidArgumentError, StorageLockedError } from '../errors/index.js';
+import {
+  type DataFileReference,
+  readDataFile,
+  readManifestText,
+  writeManifestSaveFiles,
+} from '../util/manifest-save.js';
+import { type CollectionStorage, frameRecord, type StorageLock, unframeRecords } from './storage.js';
+
+/*
+ * A collection folder holds:
+ * - `zerda-collection.json`, the manifest: format and version, and the name, size and SHA-256 of
+ *   each snapshot blob (`blob-<key>-<random>.bin`) plus the name of the log (`log-<random>.wal`);
+ * - the blobs, written once and never changed;
+ * - the log, framed records (length, CRC-32, bytes) appended and flushed one by one;
+ * - `zerda-collection.lock` while a writer holds the folder (its process id and host).
+ * A snapshot commit writes new blobs and a new empty log under new names, flushes them and the
+ * folder, and renames a flushed manifest over the old one: one atomic step (writeManifestSaveFiles).
+ */
+const MANIFEST_FILE = 'zerda-collection.json';
+const LOCK_FILE = 'zerda-collection.lock';
+const FORMAT = 'zerda.collection-storage';
+const FORMAT_VERSION = 1;
+const KEY_PATTERN = /^[a-z0-9-]{1,40}$/;
+
+interface StorageManifest {
+  format: typeof FORMAT;
+  version: typeof FORMAT_VERSION;
+  blobs: Record<string, DataFileReference>;
+  log: string;
+}
+
+export interface FileStorageSettings {
+  /** The folder, created when missing. A folder holding anything other than a collection is refused. */
+  directory: string;
+}
+
+/** A collection storage in a folder, for Node: fsync and rename commits, a flushed append-only log, a lock file. */
+export function createFileStorage(settings: FileStorageSettings | string): CollectionStorage {
+  const directory = typeof settings === 'string' ? settings : settings?.directory;
+  if (typeof directory !== 'string' || directory.length === 0) {
+    throw new InvalidArgumentError({
+      argument: 'directory',
+      value: directory,
+      message: 'expected a folder path',
+    });
+  }
+  return new FileStorage(directory);
+}
+
+class FileStorage implements CollectionStorage {
+  readonly location: string;
+  #log: FileHandle | undefined;
+  #logName: string | undefined;
+
+  constructor(readonly directory: string) {
+    this.location = directory;
+  }
+
+  async lock(): Promise<StorageLock> {
+    await mkdir(this.directory, { recursive: true });
+    const path = join(this.directory, LOCK_FILE);
+    const me = { pid: process.pid, host: hostname() };
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        const handle = await open(path, 'wx');
+        await handle.writeFile(JSON.stringify(me));
+        await handle.sync();
+        await handle.close();
+        return {
+          release: async () => {
+            await this.#closeLog();
+            await rm(path, { force: true });
+          },
+        };
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+      const holder = await readLockHolder(path);
+      if (holder !== undefined && isAlive(holder)) {
+        throw new StorageLockedError({
+          location: this.location,
+          holder: `process ${holder.pid} on ${holder.host}`,
+          pid: holder.pid,
+        });
+      }
+      // The holder has died (or left an unreadable lock): take the lock over.
+      await rm(path, { force: true });
+    }
+    throw new StorageLockedError({ location: this.location, holder: 'a writer that keeps taking the lock' });
+  }
+
+  async readSnapshot(): Promise<Map<string, Uint8Array> | undefined> {
+    const manifest = await this.#readManifest();
+    if (manifest === undefined) return undefined;
+    const blobs = new Map<string, Uint8Array>();
+    for (const [key, reference] of Object.entries(manifest.blobs)) {
+      blobs.set(key, await readDataFile(this.directory, reference, `'${key}' blob`));
+    }
+    return blobs;
+  }
+
+  async commitSnapshot(blobs: ReadonlyMap<string, Uint8Array>): Promise<void> {
+    const keys = [...blobs.keys()];
+    for (const key of keys) {
+      if (!KEY_PATTERN.test(key))
+        throw new InvalidArgumentError({ argument: 'key', value: key, message: 'expected [a-z0-9-]' });
+    }
+    await this.#closeLog();
+    let logName = '';
+    await writeManifestSaveFiles({
+      directory: this.directory,
+      manifestFile: MANIFEST_FILE,
+      files: [
+        ...keys.map((key) => ({
+          prefix: `blob-${key}`,
+          extension: '.bin',
+          data: blobs.get(key) as Uint8Array,
+        })),
+        { prefix: 'log', extension: '.wal', data: new Uint8Array(0) },
+      ],
+      manifest: (references): StorageManifest => {
+        logName = (references[keys.length] as DataFileReference).file;
+        return {
+          format: FORMAT,
+          version: FORMAT_VERSION,
+          blobs: Object.fromEntries(keys.map((key, index) => [key, references[index] as DataFileReference])),
+          log: logName,
+        };
+      },
+      dataFilesOf: (value) => {
+        const manifest = value as Partial<StorageManifest> | null;
+        return [...Object.values(manifest?.blobs ?? {}).map((reference) => reference?.file), manifest?.log];
+      },
+    });
+    this.#logName = logName;
+  }
+
+  async appendLog(record: Uint8Array): Promise<void> {
+    const handle = await this.#openLog();
+    await handle.write(frameRecord(record));
+    await handle.datasync();
+  }
+
+  async readLog(): Promise<Uint8Array[]> {
+    const manifest = await this.#readManifest();
+    if (manifest === undefined) return [];
+    const path = join(this.directory, manifest.log);
+    let bytes: Uint8Array;
+    try {
+      bytes = await readFile(path);
+    } catch (error) {
+      throw new IndexFormatError({ message: 'The log named by the manifest is missing', path, cause: error });
+    }
+    const { records, validLength } = unframeRecords(bytes);
+    if (validLength < bytes.byteLength) {
+      // A crash cut the last append short: drop the torn tail so new records follow whole ones.
+      const handle = await open(path, 'r+');
+      try {
+        await handle.truncate(validLength);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+    }
+    this.#logName = manifest.log;
+    // Copies (a Buffer's slice would share the file's memory).
+    return records.map((record) => new Uint8Array(record));
+  }
+
+  async #openLog(): Promise<FileHandle> {
+    if (this.#log) return this.#log;
+    if (this.#logName === undefined) {
+      const manifest = await this.#readManifest();
+      if (manifest === undefined)
+        throw new IndexFormatError({ message: 'No snapshot committed yet', path: this.directory });
+      this.#logName = manifest.log;
+    }
+    this.#log = await open(join(this.directory, this.#logName), 'a');
+    return this.#log;
+  }
+
+  async #closeLog(): Promise<void> {
+    const handle = this.#log;
+    this.#log = undefined;
+    await handle?.close();
+  }
+
+  /** The manifest, undefined for a missing or empty folder; a folder of something else is an IndexFormatError. */
+  async #readManifest(): Promise<StorageManifest | undefined> {
+    let entries: string[];
+    try {
+      entries = await readdir(this.directory);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+    if (!entries.includes(MANIFEST_FILE)) {
+      const foreign = entries.filter(
+        (entry) => entry !== LOCK_FILE && !/^(blob-.*\.bin|log-.*\.wal|.*\.tmp)$/.test(entry),
+      );
+      if (foreign.length === 0) return undefined;
+      throw new IndexFormatError({
+        message: `This folder is not a Zerda collection (it holds ${foreign.slice(0, 3).join(', ')}${foreign.length > 3 ? ', ...' : ''} and no ${MANIFEST_FILE}); nothing was written`,
+        path: this.directory,
+      });
+    }
+    const path = join(this.directory, MANIFEST_FILE);
+    const text = await readManifestText(this.directory, MANIFEST_FILE, 'collection');
+    let value: Partial<StorageManifest>;
+    try {
+      value = JSON.parse(text) as Partial<StorageManifest>;
+    } catch (error) {
+      throw new IndexFormatError({
+        message: 'The collection manifest is not valid JSON',
+        path,
+        cause: error,
+      });
+    }
+    if (value?.format !== FORMAT)
+      throw new IndexFormatError({ message: 'Not a Zerda collection manifest', path });
+    if (value.version !== FORMAT_VERSION) {
+      throw new IndexFormatError({
+        message: `Collection storage version ${String(value.version)} is not supported (this version of Zerda reads ${FORMAT_VERSION})`,
+        path,
+      });
+    }
+    if (
+      typeof value.log !== 'string' ||
+      !/^log-[0-9a-f]{16}\.wal$/.test(value.log) ||
+      typeof value.blobs !== 'object' ||
+      value.blobs === null
+    ) {
+      throw new IndexFormatError({ message: 'The collection manifest is damaged', path });
+    }
+    return value as StorageManifest;
+  }
+}
+
+async function readLockHolder(path: string): Promise<{ pid: number; host: string } | undefined> {
+  try {
+    const value = JSON.parse(await readFile(path, 'utf8')) as { pid?: unknown; host?: unknown };
+    return typeof value.pid === 'number' && typeof value.host === 'string'
+      ? { pid: value.pid, host: value.host }
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A holder on another host is taken as alive (its lock cannot be checked from here). */
+function isAlive(holder: { pid: number; host: string }): boolean {
+  if (holder.host !== hostname()) return true;
+  if (holder.pid === process.pid) return true;
+  try {
+    process.kill(holder.pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -1,0 +1,92 @@
+import { StorageLockedError } from '../errors/index.js';
+import { crc32 } from '../util/crc32.js';
+
+/**
+ * Where a collection keeps its local state: a snapshot (named blobs of bytes, replaced whole by one
+ * atomic commit) and a log of records appended since that snapshot. Implementations: the in-memory
+ * storage here, a file storage for Node (`@zerda/core/node`), and a browser one. A storage is held
+ * by one writer at a time (`lock`).
+ */
+export interface CollectionStorage {
+  /** Says where, in messages: a folder path, 'memory', ... */
+  readonly location: string;
+  /** Takes the one-writer lock; a StorageLockedError names the holder when another writer has it. */
+  lock(): Promise<StorageLock>;
+  /** The committed snapshot, or undefined when nothing was ever committed here. */
+  readSnapshot(): Promise<Map<string, Uint8Array> | undefined>;
+  /**
+   * Replaces the snapshot and empties the log in one atomic step: a reader (or a crash) sees the old
+   * snapshot with its log, or the new snapshot with an empty log, never a mix.
+   */
+  commitSnapshot(blobs: ReadonlyMap<string, Uint8Array>): Promise<void>;
+  /** Appends one record to the log; durable when the promise resolves. */
+  appendLog(record: Uint8Array): Promise<void>;
+  /** The log's records since the snapshot, in order. A torn last record (a crash mid-append) is left out and cut off. */
+  readLog(): Promise<Uint8Array[]>;
+}
+
+export interface StorageLock {
+  release(): Promise<void>;
+}
+
+/** A storage in memory: the collection's state lasts as long as the object (tests, throwaway indexes). */
+export function createMemoryStorage(): CollectionStorage {
+  let snapshot: Map<string, Uint8Array> | undefined;
+  let log: Uint8Array[] = [];
+  let locked = false;
+  return {
+    location: 'memory',
+    async lock() {
+      if (locked) {
+        throw new StorageLockedError({ location: 'memory', holder: 'another collection in this process' });
+      }
+      locked = true;
+      return {
+        async release() {
+          locked = false;
+        },
+      };
+    },
+    async readSnapshot() {
+      return snapshot === undefined ? undefined : new Map(snapshot);
+    },
+    async commitSnapshot(blobs) {
+      snapshot = new Map(blobs);
+      log = [];
+    },
+    async appendLog(record) {
+      log.push(record.slice());
+    },
+    async readLog() {
+      return log.slice();
+    },
+  };
+}
+
+/** One log record as stored: length, CRC-32, bytes (little-endian), so a torn or damaged tail is detected. */
+export function frameRecord(record: Uint8Array): Uint8Array {
+  const framed = new Uint8Array(record.byteLength + 8);
+  const view = new DataView(framed.buffer);
+  view.setUint32(0, record.byteLength, true);
+  view.setUint32(4, crc32(record), true);
+  framed.set(record, 8);
+  return framed;
+}
+
+/** The whole records of a framed log and the length they cover (the rest is a torn tail). */
+export function unframeRecords(bytes: Uint8Array): { records: Uint8Array[]; validLength: number } {
+  const records: Uint8Array[] = [];
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let offset = 0;
+  while (offset + 8 <= bytes.byteLength) {
+    const length = view.getUint32(offset, true);
+    const checksum = view.getUint32(offset + 4, true);
+    const end = offset + 8 + length;
+    if (end > bytes.byteLength) break;
+    const record = bytes.subarray(offset + 8, end);
+    if (crc32(record) !== checksum) break;
+    records.push(record);
+    offset = end;
+  }
+  return { records, validLength: offset };
+}
