@@ -15,8 +15,12 @@ export interface CrashHarnessOptions {
   /** Chunks each writing process tries to add. */
   chunks: number;
   batchSize?: number;
-  /** Longest wait before the kill, after the writer is ready (ms; the wait is uniform in [0, this]). */
-  maxDelayMs?: number;
+  /**
+   * When to kill: after a random number of acknowledged writes in [0, maxAcks], then a random wait
+   * in [0, jitterMs] ms, so the kill lands mid-write however fast the machine is (defaults 40, 20).
+   */
+  maxAcks?: number;
+  jitterMs?: number;
   seed?: number;
   log?: (line: string) => void;
 }
@@ -38,7 +42,7 @@ export interface CrashHarnessReport {
 const here = dirname(fileURLToPath(import.meta.url));
 
 export async function runCrashHarness(options: CrashHarnessOptions): Promise<CrashHarnessReport> {
-  const { runs, chunks, batchSize = 100, maxDelayMs = 2000, log } = options;
+  const { runs, chunks, batchSize = 100, maxAcks = 40, jitterMs = 20, log } = options;
   let seed = options.seed ?? 42;
   const random = () => {
     seed = (seed * 1103515245 + 12345) % 2 ** 31;
@@ -75,6 +79,15 @@ export async function runCrashHarness(options: CrashHarnessOptions): Promise<Cra
         { stdio: ['ignore', 'pipe', 'inherit'] },
       );
       let buffer = '';
+      let acks = 0;
+      const target = Math.floor(random() * (maxAcks + 1));
+      const jitter = random() * jitterMs;
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const killSoon = () => {
+        timer ??= setTimeout(() => {
+          if (child.exitCode === null && child.kill('SIGKILL')) report.killed++;
+        }, jitter);
+      };
       let ready: () => void = () => {};
       const isReady = new Promise<void>((resolve) => {
         ready = resolve;
@@ -87,6 +100,8 @@ export async function runCrashHarness(options: CrashHarnessOptions): Promise<Cra
           const line = buffer.slice(0, newline);
           buffer = buffer.slice(newline + 1);
           const [kind, ...ids] = line.split(' ');
+          if (kind === 'add' || kind === 'del') acks++;
+          if (acks >= target && (kind === 'ready' || kind === 'add' || kind === 'del')) killSoon();
           if (kind === 'ready') ready();
           else if (kind === 'adding' || kind === 'deleting') for (const id of ids) unsettled.add(id);
           else if (kind === 'add') {
@@ -106,10 +121,6 @@ export async function runCrashHarness(options: CrashHarnessOptions): Promise<Cra
       });
       const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
       await Promise.race([isReady, exited]);
-      const delay = Math.floor(random() * maxDelayMs);
-      const timer = setTimeout(() => {
-        if (child.exitCode === null && child.kill('SIGKILL')) report.killed++;
-      }, delay);
       const code = await exited;
       clearTimeout(timer);
       if (code !== null && code !== 0)
@@ -149,7 +160,7 @@ export async function runCrashHarness(options: CrashHarnessOptions): Promise<Cra
       report.finalCount = keyword.size;
       await collection.close();
       log?.(
-        `run ${run + 1}/${runs}: killed after ${delay} ms, ${keyword.size} chunks, lost ${lost}${lost > 0 ? ` (${lostIds.slice(0, 6).join(' ')})` : ''}, one-sided ${oneSided}`,
+        `run ${run + 1}/${runs}: killed after ${acks} acknowledged writes, ${keyword.size} chunks, lost ${lost}${lost > 0 ? ` (${lostIds.slice(0, 6).join(' ')})` : ''}, one-sided ${oneSided}`,
       );
     }
   } finally {
@@ -167,7 +178,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     runs: value('runs', 50),
     chunks: value('chunks', 10_000),
     batchSize: value('batch', 100),
-    maxDelayMs: value('max-delay', 4000),
+    maxAcks: value('max-acks', 60),
     log: (line) => process.stderr.write(`${line}\n`),
   });
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
