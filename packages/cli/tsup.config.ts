@@ -1,3 +1,5 @@
 import { packageBuild } from '../../tsup.shared';
 
-export default packageBuild(['src/index.ts', 'src/bin.ts']);
+// Vite is needed only by `zerda demo --web` run from the sources (it bundles the page there), and is
+// imported lazily: never bundled into the CLI.
+export default packageBuild(['src/index.ts', 'src/bin.ts'], { external: ['vite'] });
