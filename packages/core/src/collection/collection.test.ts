@@ -367,4 +367,29 @@ describe('Collection', () => {
     );
     expect(after.hits[0]!.score).toBeGreaterThan(0);
   });
+
+  it('removes the files of a commit a crash interrupted when the next writer opens', async () => {
+    const directory = await folder();
+    const first = await openCollection({
+      store: new InMemoryVectorStore({ embedder }),
+      storage: createFileStorage(directory),
+    });
+    await first.add(corpus(5));
+    await first.close();
+    const leftovers = [
+      'log-00000000000000aa.wal',
+      'blob-state-00000000000000aa.bin',
+      'zerda-collection.json.00000000000000aa.tmp',
+    ];
+    for (const name of leftovers) await writeFile(join(directory, name), 'half a commit');
+    const second = await openCollection({
+      store: new InMemoryVectorStore({ embedder }),
+      storage: createFileStorage(directory),
+    });
+    expect(await second.count()).toBe(5);
+    const files = await readdir(directory);
+    for (const name of leftovers) expect(files).not.toContain(name);
+    expect(files.filter((name) => name.startsWith('log-'))).toHaveLength(1);
+    await second.close();
+  });
 });

@@ -70,6 +70,7 @@ class FileStorage implements CollectionStorage {
         await handle.writeFile(JSON.stringify(me));
         await handle.sync();
         await handle.close();
+        await this.#removeLeftovers();
         return {
           release: async () => {
             await this.#closeLog();
@@ -91,6 +92,24 @@ class FileStorage implements CollectionStorage {
       await rm(path, { force: true });
     }
     throw new StorageLockedError({ location: this.location, holder: 'a writer that keeps taking the lock' });
+  }
+
+  /**
+   * Files of a commit that a crash interrupted (written, never named by the manifest): removed by
+   * the writer that takes the lock, so only one writer ever does it and no commit is in progress.
+   */
+  async #removeLeftovers(): Promise<void> {
+    const manifest = await this.#readManifest().catch(() => undefined);
+    if (manifest === undefined) return;
+    const named = new Set([
+      ...Object.values(manifest.blobs).map((reference) => reference.file),
+      manifest.log,
+    ]);
+    for (const entry of await readdir(this.directory)) {
+      if (/^(blob-.*\.bin|log-.*\.wal|zerda-collection\.json\..*\.tmp)$/.test(entry) && !named.has(entry)) {
+        await rm(join(this.directory, entry), { force: true });
+      }
+    }
   }
 
   async readSnapshot(): Promise<Map<string, Uint8Array> | undefined> {
