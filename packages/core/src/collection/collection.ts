@@ -13,6 +13,7 @@ import {
 } from '../retriever/index.js';
 import type { Analyzer } from '../text/index.js';
 import type { VectorDriver } from '../vector/driver.js';
+import { InMemoryVectorStore } from '../vector/in-memory-vector-store.js';
 import type { VectorDatabase } from '../vector/vector-database.js';
 import { VectorRetriever } from '../vector/vector-retriever.js';
 import { toVectorStore } from '../vector/vector-store.js';
@@ -505,6 +506,18 @@ export class Collection {
     const slot = new Map(chunks.map((chunk, index) => [chunk.id, index]));
     const out = new Float32Array(chunks.length * dimension);
     let filled = 0;
+    if (this.store instanceof InMemoryVectorStore) {
+      // Core's own store hands over its vectors in one pass.
+      const snapshot = this.store.snapshot();
+      if (snapshot === undefined || snapshot.dimension !== dimension) return undefined;
+      snapshot.chunks.forEach((chunk, row) => {
+        const at = slot.get(chunk.id);
+        if (at === undefined) return;
+        out.set(snapshot.vectors.subarray(row * dimension, (row + 1) * dimension), at * dimension);
+        filled++;
+      });
+      return filled === chunks.length ? new Uint8Array(out.buffer) : undefined;
+    }
     const listRecords = this.store.listRecords as NonNullable<VectorDatabase['listRecords']>;
     for await (const page of listRecords.call(this.store, { pageSize: 10_000 })) {
       if (page.vectors === undefined) return undefined;
@@ -675,8 +688,18 @@ export class Collection {
         });
       }
       const all = new Float32Array(new Uint8Array(bytes).buffer);
-      const embeddings = chunks.map((_, i) => all.subarray(i * width, (i + 1) * width));
-      await this.store.add(chunks, { embeddings });
+      if (this.store instanceof InMemoryVectorStore && (await this.store.count()) === 0) {
+        // Core's own store takes its vectors back as stored, in one copy, without re-checking them.
+        this.store.restoreSnapshot({
+          metric: this.store.capabilities.metric,
+          dimension: width,
+          vectors: all,
+          chunks,
+        });
+      } else {
+        const embeddings = chunks.map((_, i) => all.subarray(i * width, (i + 1) * width));
+        await this.store.add(chunks, { embeddings });
+      }
     }
     return chunks.length;
   }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { crc32 as zlibCrc32 } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { crc32 } from './crc32.js';
+import { crc32, crc32Portable } from './crc32.js';
 import { sha256Hex } from './sha256.js';
 
 // The runtime-neutral hashes must equal Node's on any input, so files written before stay readable.
@@ -24,6 +24,8 @@ describe('pure JavaScript hashes', () => {
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 2000 }), (bytes) => {
         expect(crc32(bytes)).toBe(zlibCrc32(bytes));
+        expect(crc32Portable(bytes)).toBe(zlibCrc32(bytes));
+        expect(crc32Portable(bytes, 12345)).toBe(zlibCrc32(bytes, 12345));
       }),
       { numRuns: 200 },
     );

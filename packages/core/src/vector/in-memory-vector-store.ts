@@ -411,6 +411,29 @@ export class InMemoryVectorStore extends VectorStore<FilterInput> implements Del
     );
   }
 
+  /**
+   * Fills this empty store from a snapshot of vectors as stored (unit length for cosine): no
+   * re-validation, one copy into the scan memory. The fast way back for what `snapshot` gave.
+   */
+  restoreSnapshot(snapshot: InMemoryStoreSnapshot): void {
+    if (this.#driver.chunks.length > 0) {
+      throw new InvalidArgumentError({
+        argument: 'store',
+        message: 'a snapshot is restored into an empty store only',
+      });
+    }
+    if (
+      snapshot.metric !== this.#driver.metric ||
+      (this.dimension !== undefined && snapshot.dimension !== this.dimension)
+    ) {
+      throw new InvalidArgumentError({
+        argument: 'snapshot',
+        message: `the snapshot holds ${snapshot.metric} vectors of ${snapshot.dimension} dimensions, the store is ${this.#driver.metric}${this.dimension === undefined ? '' : ` of ${this.dimension}`}`,
+      });
+    }
+    this.#driver.restore(snapshot);
+  }
+
   /** A store holding a snapshot (vectors as stored), with these settings (metric and dimension from the snapshot). */
   static fromSnapshot(
     snapshot: InMemoryStoreSnapshot,
