@@ -1,3 +1,4 @@
+import { mapWithConcurrency } from '../backend/pool.js';
 import { BatchWriteError, IndexFormatError, InvalidArgumentError, throwIfAborted } from '../errors/index.js';
 import { compileFilter, type FilterInput, parseFilter } from '../filter/index.js';
 import { BM25Index, KeywordRetriever } from '../keyword/index.js';
@@ -338,19 +339,9 @@ export class Collection {
       });
     }
     if (rest.filter !== undefined) parseFilter(rest.filter);
-    const results = new Array<SearchResult>(queries.length);
-    let next = 0;
-    const worker = async () => {
-      while (next < queries.length) {
-        const index = next++;
-        results[index] = await this.retrieve(queries[index] as string, {
-          ...rest,
-          ...(mode ? { mode } : {}),
-        });
-      }
-    };
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(concurrency, queries.length)) }, worker));
-    return results;
+    return mapWithConcurrency(queries, concurrency, (query) =>
+      this.retrieve(query, { ...rest, ...(mode ? { mode } : {}) }),
+    );
   }
 
   /** Snapshots the state now (also done every `checkpointEvery` log records and on close). */

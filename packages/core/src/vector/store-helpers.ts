@@ -67,49 +67,6 @@ export function prepareAddBatch(input: readonly unknown[], embeddings: AddOption
   return chunks;
 }
 
-/**
- * The settings every store validates alike: a known metric, a positive integer dimension, and
- * one that agrees with the embedder's. Throws InvalidArgumentError naming the setting.
- */
-export function checkStoreSettings({
-  metric,
-  dimension,
-  embedder,
-}: {
-  metric: unknown;
-  dimension: unknown;
-  embedder: Embedder | undefined;
-}): void {
-  if (metric !== 'cosine' && metric !== 'dot' && metric !== 'l2') {
-    throw new InvalidArgumentError({
-      argument: 'metric',
-      value: metric,
-      message: "expected 'cosine', 'dot' or 'l2'",
-    });
-  }
-  if (
-    dimension !== undefined &&
-    !(typeof dimension === 'number' && Number.isInteger(dimension) && dimension > 0)
-  ) {
-    throw new InvalidArgumentError({
-      argument: 'dimension',
-      value: dimension,
-      message: 'expected a positive integer',
-    });
-  }
-  if (embedder !== undefined && dimension !== undefined && embedder.dimension !== dimension) {
-    throw new InvalidArgumentError({
-      argument: 'dimension',
-      value: dimension,
-      message: `the embedder produces ${embedder.dimension} dimensions`,
-    });
-  }
-}
-
-/**
- * The search options every store checks alike: an options object, `topK` a positive integer,
- * `scoreThreshold` a number when given. Each store then checks its own native filter option.
- */
 const searchOptionKeys = new Set([
   'topK',
   'scoreThreshold',

@@ -97,5 +97,3 @@ export class VectorRetriever extends BaseRetriever {
       : ((await embedder.embed([query], { signal }))[0] as Float32Array);
   }
 }
-
-export { wrapBackendError };

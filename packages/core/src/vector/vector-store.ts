@@ -1,4 +1,4 @@
-import { mapWithConcurrency } from '../backend/pool.js';
+import { chunked, mapWithConcurrency } from '../backend/pool.js';
 import { abortable } from '../backend/timeout.js';
 import {
   BackendError,
@@ -238,10 +238,7 @@ export class VectorStore<Native = unknown> implements VectorDatabase<Native> {
     const records = this.#toRecords(chunks, vectors);
 
     const { maxBatchSize, maxConcurrentWrites = 1 } = this.driver.capabilities;
-    const batchSize = maxBatchSize ?? records.length;
-    const batches: VectorRecord[][] = [];
-    for (let start = 0; start < records.length; start += batchSize)
-      batches.push(records.slice(start, start + batchSize));
+    const batches = chunked(records, maxBatchSize ?? records.length);
     const written = new Set<string>();
     const warnings: Warning[] = [];
     const warn = (warning: Warning) => addWarning(warnings, warning);
@@ -450,11 +447,10 @@ export class VectorStore<Native = unknown> implements VectorDatabase<Native> {
   }
 
   #idBatches(ids: string[]): string[][] {
-    const size =
-      this.driver.capabilities.maxIdsPerCall ?? this.driver.capabilities.maxBatchSize ?? ids.length;
-    const batches: string[][] = [];
-    for (let start = 0; start < ids.length; start += size) batches.push(ids.slice(start, start + size));
-    return batches;
+    return chunked(
+      ids,
+      this.driver.capabilities.maxIdsPerCall ?? this.driver.capabilities.maxBatchSize ?? ids.length,
+    );
   }
 
   /** Every vector checked (one dimension, finite, float32) and every record checked by the driver; one error lists all problems. */
