@@ -18,6 +18,8 @@ export interface VectorData {
 export interface TimedContender {
   built: { search(query: Float32Array): string[] | Promise<string[]> };
   latencies: number[];
+  /** CPU time (user + system, this process) of each timed query, in milliseconds, when kept. */
+  cpuLatencies?: number[];
   /** Top-10 ids of the timed queries, query i at position i. */
   results: string[][];
 }
@@ -43,10 +45,13 @@ export async function timeInterleaved(
       const contender = contenders[(index + turn) % contenders.length]!;
       const used = spent.get(contender) ?? 0;
       if (used > budgetMs && contender.latencies.length >= minQueries) continue;
+      const cpuStarted = process.cpuUsage();
       const started = performance.now();
       const result = await contender.built.search(queries[index]!);
       const ms = performance.now() - started;
+      const cpu = process.cpuUsage(cpuStarted);
       contender.latencies.push(ms);
+      contender.cpuLatencies?.push((cpu.user + cpu.system) / 1000);
       contender.results.push(result);
       spent.set(contender, used + ms);
     }

@@ -16,7 +16,8 @@ import type { BenchRow, BenchSuite, BenchSuiteOptions } from '../report.js';
 /*
  * FAISS (faiss-node, through @zerda/faiss) beside Zerda's in-memory store: top-10 cosine search
  * over clustered 384-dimensional unit vectors (the generator of suites/vector.ts), with a flat
- * (exact) index and an HNSW index (M 32, efConstruction 40) searched at efSearch 64, 128 and 256.
+ * (exact) index and an HNSW index with the store's defaults, searched at its default efSearch and at
+ * two and four times that (suite faiss-sweep measures the other settings).
  * Recall@10 is measured against the in-memory store's exact scan.
  *
  * Memory: FAISS allocates its index in C++, which Node's heap and external counters do not see,
@@ -35,7 +36,7 @@ const REFERENCE = 'zerda exact';
 
 // Imported lazily (and by path: the bench does not depend on @zerda/faiss), so that the other
 // suites run on a machine without a faiss-node build.
-type FaissPackage = typeof import('@zerda/faiss');
+export type FaissPackage = typeof import('@zerda/faiss');
 type FaissStore = import('@zerda/faiss').FaissStore;
 
 interface Built {
@@ -62,7 +63,7 @@ function embeddingsOf({ vectors, ids }: VectorData): Float32Array[] {
   return ids.map((_, row) => vectors.subarray(row * DIMENSION, (row + 1) * DIMENSION));
 }
 
-function faissSearch(store: FaissStore) {
+export function faissSearch(store: FaissStore) {
   return async (query: Float32Array) => {
     const { hits } = await store.search(query, { topK: TOP_K });
     return hits.map((hit) => hit.chunk.id);
@@ -82,7 +83,8 @@ async function indexBytes(store: FaissStore): Promise<number> {
   }
 }
 
-const systems: System[] = [
+/** The systems, with the HNSW defaults of the @zerda/faiss that was loaded. */
+const systemsWith = (HNSW: FaissPackage['HNSW_DEFAULTS']): System[] => [
   {
     name: 'zerda exact',
     notes: 'InMemoryVectorStore, cosine, WebAssembly SIMD scan (one thread); the recall reference',
@@ -107,15 +109,10 @@ const systems: System[] = [
     },
   },
   {
-    name: 'faiss hnsw ef64',
-    notes:
-      'createFaissStore indexType hnsw: FAISS IndexHNSWFlat (HNSW32, efConstruction 40), efSearch 64, inner product',
+    name: 'faiss hnsw default',
+    notes: `createFaissStore indexType hnsw with the store's defaults: FAISS IndexHNSWFlat (HNSW${HNSW.m}, efConstruction ${HNSW.efConstruction}), efSearch ${HNSW.efSearch}, inner product (suite faiss-sweep chose them)`,
     async build(data, faiss, shared) {
-      const store = faiss.createFaissStore({
-        indexType: 'hnsw',
-        metric: 'cosine',
-        hnsw: { m: 32, efConstruction: 40, efSearch: 64 },
-      });
+      const store = faiss.createFaissStore({ indexType: 'hnsw', metric: 'cosine' });
       await store.add(chunksOf(data.ids), { embeddings: embeddingsOf(data) });
       return {
         search: faissSearch(store),
@@ -130,18 +127,18 @@ const systems: System[] = [
       };
     },
   },
-  loadedHnsw(128),
-  loadedHnsw(256),
+  loadedHnsw(HNSW.efSearch * 2),
+  loadedHnsw(HNSW.efSearch * 4),
 ];
 
-/** The HNSW index of 'faiss hnsw ef64', loaded from its save with another efSearch (build time = load time). */
+/** The HNSW index of 'faiss hnsw default', loaded from its save with another efSearch (build time = load time). */
 function loadedHnsw(efSearch: number): System {
   return {
     name: `faiss hnsw ef${efSearch}`,
     notes: `the same HNSW index loaded from its save with efSearch ${efSearch} (build = load time)`,
     async build(_data, faiss, shared) {
       const saved = shared.get('hnsw') as { directory: string; saveMs: number } | undefined;
-      if (saved === undefined) throw new Error("needs 'faiss hnsw ef64' to run first");
+      if (saved === undefined) throw new Error("needs 'faiss hnsw default' to run first");
       const store = await faiss.loadFaissStore(saved.directory, { hnsw: { efSearch } });
       return {
         search: faissSearch(store),
@@ -162,21 +159,9 @@ interface Contender {
 }
 
 async function run({ sizes, queries: queryCount, skip, log }: BenchSuiteOptions): Promise<BenchRow[]> {
-  // FAISS's OpenMP threads spin-wait after each call by default; on a busy machine they starve
-  // Node's main thread between queries (an HNSW query measured 24 ms at p50 instead of 0.34 ms).
-  // Set before faiss-node loads libgomp, unless the environment chose otherwise; see the README.
-  process.env.OMP_WAIT_POLICY ??= 'PASSIVE';
+  const faiss = await importFaiss('faiss', log);
+  if (faiss === undefined) return [];
   const ompNote = `OMP_WAIT_POLICY=${process.env.OMP_WAIT_POLICY}`;
-  let faiss: FaissPackage;
-  try {
-    faiss = await import('@zerda/faiss');
-    await faiss.loadFaissModule();
-  } catch (error) {
-    log(
-      `faiss: skipped, faiss-node is not usable here: ${error instanceof Error ? error.message : String(error)}`,
-    );
-    return [];
-  }
   const rows: BenchRow[] = [];
   for (const size of sizes) {
     const started = performance.now();
@@ -186,7 +171,7 @@ async function run({ sizes, queries: queryCount, skip, log }: BenchSuiteOptions)
     );
     const shared = new Map<string, unknown>();
     const contenders: Contender[] = [];
-    for (const system of systems) {
+    for (const system of systemsWith(faiss.HNSW_DEFAULTS)) {
       if (skip.includes(system.name)) continue;
       const before = await settledBytes();
       const buildStarted = performance.now();
@@ -240,6 +225,27 @@ async function run({ sizes, queries: queryCount, skip, log }: BenchSuiteOptions)
     }
   }
   return rows;
+}
+
+/** @zerda/faiss with faiss-node loaded; undefined (and said in the log) where faiss-node is not usable. */
+export async function importFaiss(
+  suite: string,
+  log: (line: string) => void,
+): Promise<FaissPackage | undefined> {
+  // FAISS's OpenMP threads spin-wait after each call by default; on a busy machine they starve
+  // Node's main thread between queries (an HNSW query measured 24 ms at p50 instead of 0.34 ms).
+  // Set before faiss-node loads libgomp, unless the environment chose otherwise; see the README.
+  process.env.OMP_WAIT_POLICY ??= 'PASSIVE';
+  try {
+    const faiss = await import('@zerda/faiss');
+    await faiss.loadFaissModule();
+    return faiss;
+  } catch (error) {
+    log(
+      `${suite}: skipped, faiss-node is not usable here: ${error instanceof Error ? error.message : error}`,
+    );
+    return undefined;
+  }
 }
 
 export const faissSuite: BenchSuite = {

@@ -2,6 +2,7 @@ import {
   type Analyzer,
   type BaseRetriever,
   CachedEmbedder,
+  type Embedder,
   type FusionMethod,
   HashEmbedder,
   HybridRetriever,
@@ -11,14 +12,19 @@ import {
   VectorRetriever,
 } from '@zerda/core';
 import { SyntheticCorpus } from '../corpus/synthetic.js';
-import { collectGarbage, formatBytes, measureBuild, runQueries } from '../lib/measure.js';
+import { collectGarbage, formatBytes, measureBuild, percentile, runQueries } from '../lib/measure.js';
 import type { BenchRow, BenchSuite, BenchSuiteOptions } from '../report.js';
 
 /*
  * A hybrid query end to end: the query is embedded (hash embedder, 384 dimensions), the keyword
- * (BM25) and vector (exact in-memory scan) branches run concurrently with 2k candidates each, and
- * their rankings are fused. Documents come from the synthetic Zipf corpus, embedded by the same
- * hash embedder, so the vectors have real neighbourhoods (shared words).
+ * (BM25) and vector (in-memory store, its default int8 scan + exact float32 re-scoring) branches
+ * run concurrently with 2k candidates each, and their rankings are fused. Documents come from the
+ * synthetic Zipf corpus, embedded by the same hash embedder, so the vectors have real
+ * neighbourhoods (shared words). Extra rows: the default fusion with query vectors computed
+ * beforehand (no embedding in the timed query), and with an exact float32 store (quantization
+ * 'none', the default before), with the vector branch's recall@10 against that exact store.
+ * Every row reports the CPU time of its median query (`quality.cpuP50Ms`), which waits for a
+ * core on a busy machine do not inflate.
  */
 
 const DIMENSION = 384;
@@ -61,45 +67,142 @@ async function runSize(
     `  built keyword index and vector store in ${(built.ms / 1000).toFixed(1)} s, ${formatBytes(built.bytes)}`,
   );
   const { keyword, store } = built.value;
+  // An exact float32 store beside it (not part of the build figures): the comparison row and the
+  // reference for the vector branch's recall.
+  const exactStore = options.skip.includes('hybrid exact store')
+    ? undefined
+    : new InMemoryVectorStore({ dimension: DIMENSION, metric: 'cosine', quantization: 'none' });
+  await exactStore?.add(documents, { embeddings });
   embeddings.length = 0;
+  const queryVectors = new Map<string, Float32Array>();
+  for (const query of queries) queryVectors.set(query, await embedder.embedQuery(query));
+  const precomputed: Embedder = {
+    dimension: DIMENSION,
+    embed: async (texts) => texts.map((text) => queryVectors.get(text) as Float32Array),
+    embedQuery: async (text) => queryVectors.get(text) as Float32Array,
+  };
+  // A fresh query cache per run: every timed query is embedded, none is served from the cache.
+  const hashEmbedded = () => new CachedEmbedder(embedder, { maxEntries: 0 });
 
   const rows: BenchRow[] = [];
   const wholeQueryP50 = new Map<FusionMethod, number>();
-  for (const fusion of ['weighted', 'rrf', 'weighted+rrf'] as const) {
-    if (options.skip.includes(`hybrid ${fusion}`)) continue;
-    // A fresh query cache per run: every timed query is embedded, none is served from the cache.
-    const vector = new VectorRetriever({ store, embedder: new CachedEmbedder(embedder, { maxEntries: 0 }) });
+  const variants = [
+    ...(['weighted', 'rrf', 'weighted+rrf'] as const).map((fusion) => ({
+      name: `hybrid ${fusion}`,
+      fusion,
+      vectorStore: store,
+      queryEmbedder: hashEmbedded,
+      what: `query embedding (hash, ${DIMENSION} dims) + BM25 and vector (int8 scan + float32 re-scoring) branches`,
+    })),
+    {
+      name: 'hybrid weighted+rrf precomputed',
+      fusion: 'weighted+rrf' as const,
+      vectorStore: store,
+      queryEmbedder: () => precomputed,
+      what: 'query vectors computed beforehand + BM25 and vector (int8 scan + float32 re-scoring) branches',
+    },
+    ...(exactStore === undefined
+      ? []
+      : [
+          {
+            name: 'hybrid weighted+rrf exact store',
+            fusion: 'weighted+rrf' as const,
+            vectorStore: exactStore,
+            queryEmbedder: hashEmbedded,
+            what: `query embedding (hash, ${DIMENSION} dims) + BM25 and exact float32 vector branches (quantization 'none')`,
+          },
+        ]),
+  ];
+  for (const { name, fusion, vectorStore, queryEmbedder, what } of variants) {
+    if (options.skip.includes(name)) continue;
+    const vector = new VectorRetriever({ store: vectorStore, embedder: queryEmbedder() });
     const hybrid = new HybridRetriever({ keyword, vector, fusion });
+    const cpu: number[] = [];
     const timed = await runQueries(
       queries,
-      async (query) => (await hybrid.retrieve(query, { k: TOP_K })).hits.length,
+      async (query) => {
+        const cpuStarted = process.cpuUsage();
+        const found = (await hybrid.retrieve(query, { k: TOP_K })).hits.length;
+        const used = process.cpuUsage(cpuStarted);
+        cpu.push((used.user + used.system) / 1000);
+        return found;
+      },
       {
         budgetMs: QUERY_BUDGET_MS,
       },
     );
+    const cpuP50Ms = percentile(cpu, 50);
     log(
-      `  hybrid ${fusion}: p50 ${timed.p50.toFixed(2)} ms, p99 ${timed.p99.toFixed(2)} ms over ${timed.timed} queries`,
+      `  ${name}: p50 ${timed.p50.toFixed(2)} ms, p99 ${timed.p99.toFixed(2)} ms, cpu p50 ${cpuP50Ms.toFixed(2)} ms over ${timed.timed} queries`,
     );
-    wholeQueryP50.set(fusion, timed.p50);
+    if (name === `hybrid ${fusion}`) wholeQueryP50.set(fusion, timed.p50);
     rows.push({
       suite: 'hybrid',
-      system: `zerda hybrid ${fusion}`,
+      system: `zerda ${name}`,
       size,
       buildMs: built.ms,
       memoryBytes: built.bytes,
       p50Ms: timed.p50,
       p99Ms: timed.p99,
       qps: timed.qps,
+      quality: { cpuP50Ms },
       notes:
-        `end to end: query embedding (hash, ${DIMENSION} dims) + BM25 and exact vector branches (2k each, ` +
-        `concurrent) + ${fusion} fusion; documents embedded beforehand in ${(embedMs / 1000).toFixed(1)} s`,
+        `end to end: ${what} (2k each, concurrent) + ${fusion} fusion; documents embedded beforehand in ` +
+        `${(embedMs / 1000).toFixed(1)} s`,
     });
   }
+  if (exactStore !== undefined)
+    rows.push(await vectorRecallRow(size, queries, queryVectors, store, exactStore));
   if (!options.skip.includes('fusion')) {
     const vector = new VectorRetriever({ store, embedder });
     rows.push(...(await fusionRows(size, queries, keyword, vector, wholeQueryP50, options)));
   }
   return rows;
+}
+
+/**
+ * The vector branch's top 2k (what a hybrid query at k = 10 fetches) from the default store
+ * against the exact float32 store, on the hash embedder's real (sparse, word-hashed) vectors.
+ */
+async function vectorRecallRow(
+  size: number,
+  queries: readonly string[],
+  queryVectors: ReadonlyMap<string, Float32Array>,
+  store: InMemoryVectorStore,
+  exactStore: InMemoryVectorStore,
+): Promise<BenchRow> {
+  const depth = 2 * TOP_K;
+  let found = 0;
+  let expected = 0;
+  let scoresEqual = 0;
+  for (const query of queries) {
+    const vector = queryVectors.get(query) as Float32Array;
+    const truth = (await exactStore.search(vector, { topK: depth })).hits;
+    const hits = (await store.search(vector, { topK: depth })).hits;
+    const truthScores = new Map(truth.map((hit) => [hit.chunk.id, hit.score]));
+    expected += truth.length;
+    for (const hit of hits) {
+      const score = truthScores.get(hit.chunk.id);
+      if (score === undefined) continue;
+      found++;
+      if (score === hit.score) scoresEqual++;
+    }
+  }
+  const { quantization, bytesPerVector } = store.stats();
+  return {
+    suite: 'hybrid',
+    system: `zerda vector branch ${quantization} recall`,
+    size,
+    quality: {
+      [`recall@${depth}`]: expected === 0 ? 1 : found / expected,
+      shareOfScoresEqual: found === 0 ? 1 : scoresEqual / found,
+      bytesPerVector: bytesPerVector ?? 0,
+      exactBytesPerVector: exactStore.stats().bytesPerVector ?? 0,
+    },
+    notes:
+      `the vector branch's top ${depth} from the default store (quantization '${quantization}') against an ` +
+      `exact float32 scan, on the hash-embedded query vectors of the ${queries.length} bench queries`,
+  };
 }
 
 /**

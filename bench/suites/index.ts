@@ -2,9 +2,12 @@ import type { BenchSuite } from '../report.js';
 import { bundleSuite } from './bundle.js';
 import { collectionSuite } from './collection.js';
 import { faissSuite } from './faiss.js';
+import { faissSweepSuite } from './faiss-sweep.js';
 import { hybridSuite } from './hybrid.js';
 import { keywordSuite } from './keyword.js';
 import { rerankSuite } from './rerank.js';
+import { sparseSuite } from './sparse.js';
+import { sparseDriftSuite } from './sparse-drift.js';
 import { vectorSuite } from './vector.js';
 
 /** Every suite `pnpm bench` runs, in order. */
@@ -13,7 +16,10 @@ export const suites: BenchSuite[] = [
   vectorSuite,
   hybridSuite,
   faissSuite,
+  faissSweepSuite,
   rerankSuite,
   collectionSuite,
   bundleSuite,
+  sparseSuite,
+  sparseDriftSuite,
 ];

@@ -13,8 +13,15 @@ import type { BenchRow, BenchSuite, BenchSuiteOptions } from '../report.js';
 
 /*
  * Flat (exhaustive) top-10 search by cosine similarity over clustered 384-dimensional vectors:
- * Zerda's in-memory store (WebAssembly SIMD scan, exact and int8 + exact re-scoring, and its
- * plain JavaScript fallback), a plain JavaScript scan, and usearch's exact search.
+ * Zerda's in-memory store (WebAssembly SIMD scan: exact, int8 + exact re-scoring, int8 codes
+ * only, and its plain JavaScript fallback), a plain JavaScript scan, and usearch's exact search.
+ *
+ * Two rows measure the machine rather than a system: one read of a buffer the size of the
+ * float32 vectors (and one the size of the int8 codes) by a WebAssembly SIMD load loop, timed
+ * interleaved with the searches like any of them, so each scan can be compared with the memory
+ * bandwidth of the same moment (`quality.vsBandwidth`: the scan's p50 over the read's p50).
+ * Every row also reports the CPU time of its median query (`quality.cpuP50Ms`): on a shared
+ * machine the wall-clock time includes waits for a core, the CPU time does not.
  *
  * Every system gets the same unit-length vectors, so cosine is a dot product for all of them
  * (usearch runs its inner-product metric, its fastest exact path). Recall@10 is measured against
@@ -32,12 +39,16 @@ const REFERENCE_ORDER = ['plain js', 'usearch exact 1t', 'usearch exact', 'zerda
 interface BuiltSystem {
   /** Top-10 ids, best first. */
   search(query: Float32Array): string[] | Promise<string[]>;
+  /** Bytes per vector the system itself reports (Zerda's stores). */
+  bytesPerVector?: number;
 }
 
 interface VectorSystem {
   name: string;
   notes: string;
   build(data: VectorData): BuiltSystem | Promise<BuiltSystem>;
+  /** A memory-bandwidth probe: no results (no recall), and the scans are compared with it. */
+  bandwidth?: 'float32' | 'int8';
 }
 
 function zerda(settings: InMemoryVectorStoreSettings): VectorSystem['build'] {
@@ -51,28 +62,93 @@ function zerda(settings: InMemoryVectorStoreSettings): VectorSystem['build'] {
         const { hits } = await store.search(query, { topK: TOP_K });
         return hits.map((hit) => hit.chunk.id);
       },
+      bytesPerVector: store.stats().bytesPerVector,
+    };
+  };
+}
+
+/**
+ * The bandwidth probe's kernel, compiled from this WebAssembly text (wabt, `simd: true`):
+ *
+ *   (func (export "read_all") (param $p i32) (param $bytes i32) (result i32)
+ *     ;; 64 bytes a step: four v128.load, each added (i32x4.add) into its own accumulator,
+ *     ;; so the loop is bound by the loads; returns a lane so the loads cannot be dropped.
+ */
+const READ_ALL_WASM =
+  'AGFzbQEAAAABBwFgAn9/AX8CDwEDZW52Bm1lbW9yeQIAAQMCAQAHDAEIcmVhZF9hbGwAAApxAW8CAX8EeyAAIAFBQHFqIQICQANAIAAgAk8NASADIAD9' +
+  'AAQA/a4BIQMgBCAA/QAEEP2uASEEIAUgAP0ABCD9rgEhBSAGIAD9AAQw/a4BIQYgAEHAAGohAAwACwsgAyAE/a4BIAUgBv2uAf2uAf0bAAs=';
+
+/** The part of the WebAssembly API the probe uses (the bench's TypeScript setup has no DOM types). */
+interface WasmApi {
+  Memory: new (descriptor: { initial: number }) => { buffer: ArrayBuffer };
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
+}
+
+/** One read of a buffer as large as the vectors (`bytesPerValue` 4) or their int8 codes (1). */
+function bandwidthProbe(bytesPerValue: 4 | 1): VectorSystem['build'] {
+  return ({ vectors }) => {
+    const api = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+    const bytes = Math.ceil((vectors.length * bytesPerValue) / 64) * 64;
+    const memory = new api.Memory({ initial: Math.ceil(bytes / 65_536) });
+    // Real data in it, so no page is left untouched (an untouched page reads as a shared zero page).
+    const source = new Uint8Array(vectors.buffer, vectors.byteOffset, Math.min(bytes, vectors.byteLength));
+    new Uint8Array(memory.buffer).set(source);
+    const module = new api.Module(Buffer.from(READ_ALL_WASM, 'base64'));
+    const readAll = new api.Instance(module, { env: { memory } }).exports.read_all as (
+      start: number,
+      length: number,
+    ) => number;
+    let sink = 0;
+    return {
+      search() {
+        sink ^= readAll(0, bytes);
+        return sink === 0.5 ? ['never'] : [];
+      },
     };
   };
 }
 
 const systems: VectorSystem[] = [
   {
+    name: 'memory bandwidth f32',
+    notes:
+      'not a search: one read of a buffer the size of the float32 vectors by a WebAssembly SIMD load loop ' +
+      '(4 x v128.load per 64 bytes), timed interleaved with the searches; the floor for an exact float32 scan',
+    build: bandwidthProbe(4),
+    bandwidth: 'float32',
+  },
+  {
+    name: 'memory bandwidth i8',
+    notes: 'as above, a buffer the size of the int8 codes (one byte a value): the floor for an int8 scan',
+    build: bandwidthProbe(1),
+    bandwidth: 'int8',
+  },
+  {
     name: 'zerda exact',
-    notes: 'InMemoryVectorStore, cosine, WebAssembly SIMD f32x4 scan (one thread) + bounded-heap top-k',
-    build: zerda({ kernel: 'wasm' }),
+    notes:
+      "InMemoryVectorStore quantization 'none', cosine, WebAssembly SIMD f32x4 scan (one thread) + bounded-heap top-k",
+    build: zerda({ kernel: 'wasm', quantization: 'none' }),
   },
   {
     name: 'zerda int8+rescore',
     notes:
-      'InMemoryVectorStore quantization int8: i16x8 dot scan of per-vector int8 codes for max(4k, 100) ' +
-      'candidates, re-scored exactly in float32',
+      "InMemoryVectorStore quantization 'int8' (the default): i16x8 dot scan of per-vector int8 codes for " +
+      'max(4k, 100) candidates, re-scored exactly from the float32 copy',
     build: zerda({ kernel: 'wasm', quantization: 'int8' }),
+  },
+  {
+    name: 'zerda int8-only',
+    notes:
+      "InMemoryVectorStore quantization 'int8-only': the same int8 scan, no float32 copy; the candidates " +
+      're-scored with the float32 query against their codes times their scale',
+    build: zerda({ kernel: 'wasm', quantization: 'int8-only' }),
   },
   {
     name: 'zerda exact js',
     notes:
       'InMemoryVectorStore with the plain JavaScript fallback kernels (runtimes without WebAssembly SIMD)',
-    build: zerda({ kernel: 'js' }),
+    build: zerda({ kernel: 'js', quantization: 'none' }),
   },
   {
     name: 'plain js',
@@ -154,7 +230,7 @@ async function run({ sizes, queries: queryCount, skip, log }: BenchSuiteOptions)
       const built = await system.build(data);
       const buildMs = performance.now() - buildStarted;
       const memoryBytes = Math.max(0, (await settledBytes()) - before);
-      contenders.push({ system, built, buildMs, memoryBytes, latencies: [], results: [] });
+      contenders.push({ system, built, buildMs, memoryBytes, latencies: [], cpuLatencies: [], results: [] });
       log(
         `vector: ${system.name} @ ${size}: built in ${Math.round(buildMs)} ms, ${formatBytes(memoryBytes)}`,
       );
@@ -165,7 +241,11 @@ async function run({ sizes, queries: queryCount, skip, log }: BenchSuiteOptions)
       contenders.find((contender) => contender.system.name === name),
     ).find((contender) => contender !== undefined);
     const reference = referenceSystem?.results;
-    for (const { system, buildMs, memoryBytes, latencies, results } of contenders) {
+    const bandwidthP50 = (kind: 'float32' | 'int8'): number | undefined => {
+      const probe = contenders.find((contender) => contender.system.bandwidth === kind);
+      return probe === undefined ? undefined : percentile(probe.latencies, 50);
+    };
+    for (const { system, built, buildMs, memoryBytes, latencies, cpuLatencies, results } of contenders) {
       const searchMs = latencies.reduce((sum, ms) => sum + ms, 0);
       const row: BenchRow = {
         suite: 'vector',
@@ -186,11 +266,27 @@ async function run({ sizes, queries: queryCount, skip, log }: BenchSuiteOptions)
           .filter((note) => note.length > 0)
           .join('; '),
       };
-      if (reference !== undefined)
-        row.quality = { 'recall@10': round(meanOverlap(results, reference, TOP_K), 4) };
+      const quality: Record<string, number> = { cpuP50Ms: round(percentile(cpuLatencies, 50), 3) };
+      if (system.bandwidth !== undefined) {
+        const bytes = size * DIMENSION * (system.bandwidth === 'float32' ? 4 : 1);
+        const best = Math.min(...latencies);
+        quality.bestMs = round(best, 3);
+        quality.gbPerSecondP50 = round(bytes / (percentile(latencies, 50) * 1e6), 2);
+        quality.gbPerSecondBest = round(bytes / (best * 1e6), 2);
+      } else {
+        if (reference !== undefined) quality['recall@10'] = round(meanOverlap(results, reference, TOP_K), 4);
+        quality.bytesPerVector = round(built.bytesPerVector ?? memoryBytes / size, 1);
+        // The scan's floor: the read of its own data (codes for the int8 modes, float32 otherwise).
+        const floor = bandwidthP50(system.name.includes('int8') ? 'int8' : 'float32');
+        if (floor !== undefined && floor > 0)
+          quality.vsBandwidth = round(percentile(latencies, 50) / floor, 2);
+      }
+      row.quality = quality;
       log(
-        `vector: ${system.name} @ ${size}: p50 ${row.p50Ms} ms, p99 ${row.p99Ms} ms, ${row.qps} qps` +
-          (row.quality === undefined ? '' : `, recall@10 ${row.quality['recall@10']}`),
+        `vector: ${system.name} @ ${size}: p50 ${row.p50Ms} ms, p99 ${row.p99Ms} ms, ${row.qps} qps, ` +
+          Object.entries(quality)
+            .map(([key, value]) => `${key} ${value}`)
+            .join(', '),
       );
       rows.push(row);
     }
@@ -204,6 +300,7 @@ interface Contender {
   buildMs: number;
   memoryBytes: number;
   latencies: number[];
+  cpuLatencies: number[];
   /** Top-10 ids of the timed queries, query i at position i. */
   results: string[][];
 }

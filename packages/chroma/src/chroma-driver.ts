@@ -8,17 +8,15 @@ import {
   type DriverMatch,
   type DriverQueryOptions,
   type RecordProblem,
-  type ResolvedRetrySettings,
-  type RetryFailure,
   type ScoreConversion,
   type VectorDriver,
   type VectorRecord,
-  withRetry,
-  withTimeout,
 } from '@zerda/core/backend';
-import type { ChromaClient, Metadata as ChromaMetadata, Collection, Where } from 'chromadb';
+import type { Metadata as ChromaMetadata, Collection, Where } from 'chromadb';
 import { type ChromaWhere, createChromaFilterConvention } from './chroma-filter.js';
-import { fromChromaRecord, toChromaMetadata } from './chroma-metadata.js';
+import { fromChromaRecords, toChromaMetadata, toChromaMetadatas } from './chroma-metadata.js';
+import { chromaRequest } from './chroma-requests.js';
+import type { ChromaDriverSettings } from './chroma-settings.js';
 
 /** Chroma's name for each metric's space. */
 const spaces = { cosine: 'cosine', l2: 'l2', dot: 'ip' } as const satisfies Record<DistanceMetric, string>;
@@ -29,23 +27,6 @@ const scoreConversions: Record<DistanceMetric, ScoreConversion> = {
   l2: 'squared-euclidean-distance',
   dot: 'one-minus-distance',
 };
-
-/** Chroma client errors after which trying again later may succeed. */
-const retryableErrors = new Set(['ChromaConnectionError', 'ChromaServerError', 'ChromaRateLimitError']);
-
-/** The driver's settings, resolved by `createChromaStore`. */
-export interface ChromaDriverSettings {
-  /** The client, made at the first request (credentials are read then). */
-  readonly client: () => ChromaClient;
-  /** The server's URL, as errors name it ('an injected client' when only a client was given). */
-  readonly url: string;
-  readonly collectionName: string;
-  readonly metric: DistanceMetric;
-  readonly docIdKey: string;
-  readonly maxBatchSize: number | undefined;
-  readonly timeoutMs: number;
-  readonly retry: ResolvedRetrySettings;
-}
 
 /**
  * The Chroma driver (contract v2). Records go to one collection whole (the vector, the text as
@@ -97,12 +78,7 @@ export class ChromaDriver implements VectorDriver<ChromaWhere> {
   async upsert(records: readonly VectorRecord[], { signal }: DriverCallOptions): Promise<void> {
     const ids = records.map((record) => record.id);
     // Chroma takes null for "no metadata" (it refuses an empty object).
-    const metadatas = records.map((record) => {
-      const encoded = toChromaMetadata(record, this.settings.docIdKey);
-      if ('problem' in encoded)
-        throw new InvalidArgumentError({ argument: 'records', message: encoded.problem });
-      return encoded.metadata;
-    });
+    const metadatas = toChromaMetadatas(records, this.settings.docIdKey);
     const existing = await this.#call('add', signal, (collection) =>
       collection.get({ ids, include: ['metadatas'] }),
     );
@@ -195,9 +171,7 @@ export class ChromaDriver implements VectorDriver<ChromaWhere> {
   }
 
   #toChunks(ids: string[], documents: (string | null)[], metadatas: (ChromaMetadata | null)[]): Chunk[] {
-    return ids.map((id, index) =>
-      fromChromaRecord(id, documents[index], metadatas[index], this.settings.docIdKey),
-    );
+    return fromChromaRecords(ids, documents, metadatas, this.settings.docIdKey);
   }
 
   /** The collection, opened (or created) once; a failed attempt is retried by the next call. */
@@ -249,28 +223,7 @@ export class ChromaDriver implements VectorDriver<ChromaWhere> {
     return this.#request(operation, signal, () => request(collection));
   }
 
-  /** One request: retried while that may help, the whole bounded by `timeoutMs` and the caller's signal. */
   #request<T>(operation: string, signal: AbortSignal | undefined, request: () => Promise<T>): Promise<T> {
-    const { url, timeoutMs, retry } = this.settings;
-    const deadline = Date.now() + timeoutMs;
-    const classify = (error: unknown) => describeFailure(error, url);
-    return withTimeout(
-      (bounded) =>
-        withRetry(request, { backend: 'chroma', operation, retry, signal: bounded, deadline, classify }),
-      { backend: 'chroma', operation, timeoutMs, signal, where: `the Chroma server at ${url}` },
-    );
+    return chromaRequest(this.settings, operation, signal, request);
   }
-}
-
-/** A Chroma client error as a retry decision and a message naming the server. */
-function describeFailure(error: unknown, url: string): RetryFailure {
-  const name = error instanceof Error ? error.name : '';
-  const reason =
-    name === 'ChromaConnectionError'
-      ? `cannot reach the Chroma server at ${url}`
-      : name === 'ChromaNotFoundError'
-        ? `the Chroma server at ${url} did not find the collection or database`
-        : `the Chroma server at ${url} answered with an error`;
-  const detail = error instanceof Error ? error.message : String(error);
-  return { retryable: retryableErrors.has(name), reason, detail };
 }

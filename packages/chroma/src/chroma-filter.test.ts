@@ -1,19 +1,6 @@
-import {
-  evaluateFilter,
-  FilterError,
-  type FilterNode,
-  type FilterRecord,
-  parseFilter,
-  resolveFilter,
-} from '@zerda/core';
-import {
-  filterNodeArbitrary,
-  filterNodeArbitraryWith,
-  filterRecordArbitrary,
-  type RecordArbitraryOptions,
-  toStoredMetadata,
-} from '@zerda/core/testing';
-import fc from 'fast-check';
+import { FilterError, type FilterRecord, parseFilter } from '@zerda/core';
+import { toStoredMetadata } from '@zerda/core/testing';
+import { testFilterConvention } from '@zerda/testing';
 import { describe, expect, it } from 'vitest';
 import { type ChromaWhere, chromaFilterConvention, createChromaFilterConvention } from './chroma-filter.js';
 import { evaluateChromaWhere } from './test-utils/chroma-where-semantics.js';
@@ -120,90 +107,16 @@ describe('chromaFilterConvention', () => {
  * residual selects client-side, is exactly what Zerda's reference evaluator selects. Chroma's
  * semantics come from the test evaluator, with and without the int/float truncation bug.
  */
-interface Case {
-  name: string;
-  arrayMetadata: boolean;
-  records: RecordArbitraryOptions;
-  truncate: boolean;
-}
-
-const cases: Case[] = [false, true].flatMap((truncate) => [
-  // Without arrayMetadata the store keeps no string arrays.
-  { name: 'chroma', arrayMetadata: false, records: { arrays: false }, truncate },
-  {
-    name: 'chroma with array metadata',
-    arrayMetadata: true,
-    records: { arrays: true, minArrayLength: 1 },
-    truncate,
-  },
-]);
-
-// Filters over every field, and over few fields so that conditions on one field meet often.
-const filterKinds: Array<[string, fc.Arbitrary<FilterNode>]> = [
-  ['any field', filterNodeArbitrary],
-  ['two fields', filterNodeArbitraryWith({ fields: ['a', 'docId'], strings: ['x', 'd1', 'd2'] })],
-  ['docId only', filterNodeArbitraryWith({ fields: ['docId'], strings: ['d1', 'd2', 'd3'] })],
-  [
-    'docId equality and membership',
-    filterNodeArbitraryWith({ fields: ['docId'], strings: ['d1', 'd2', 'd3'], leaves: ['eq', 'in'] }),
-  ],
-  [
-    'numbers on one field',
-    filterNodeArbitraryWith({ fields: ['a'], leaves: ['eq', 'ne', 'range', 'in', 'nin'] }),
-  ],
-];
-
-const runs = { numRuns: 300 };
-
-describe.each(cases)('$name convention, truncating fractional bounds for ints: $truncate', (testCase) => {
-  const convention = createChromaFilterConvention({ arrayMetadata: testCase.arrayMetadata });
-  const evaluate = (where: ChromaWhere, record: FilterRecord) =>
-    evaluateChromaWhere(where, toStoredMetadata(record), {
-      truncateFractionalBoundsForInts: testCase.truncate,
-    });
-  const recordList = fc.array(filterRecordArbitrary(testCase.records), { minLength: 1, maxLength: 10 });
-
-  it.each(filterKinds)(
-    'translates each pushable subtree into a where selecting what Zerda selects (%s)',
-    (_kind, filters) => {
-      fc.assert(
-        fc.property(filters, recordList, (node, subjects) => {
-          if (!convention.canPushDown(node)) return;
-          const where = convention.translate(node);
-          for (const record of subjects) expect(evaluate(where, record)).toBe(evaluateFilter(node, record));
-        }),
-        runs,
-      );
-    },
-  );
-
-  it.each(filterKinds)(
-    'native AND residual selects exactly what the whole filter selects (%s)',
-    (_kind, filters) => {
-      fc.assert(
-        fc.property(filters, recordList, (node, subjects) => {
-          const resolved = resolveFilter({ filterConvention: convention }, node);
-          expect(resolved.native === undefined).toBe(resolved.pushed === undefined);
-          expect(resolved.native?.convention ?? 'chroma').toBe('chroma');
-          expect(resolved.warnings.length).toBe(resolved.residual === undefined ? 0 : 1);
-          for (const record of subjects) {
-            const backend =
-              resolved.native === undefined || evaluate(resolved.native.filter as ChromaWhere, record);
-            const client = resolved.residual === undefined || evaluateFilter(resolved.residual, record);
-            expect(backend && client).toBe(evaluateFilter(node, record));
-          }
-        }),
-        runs,
-      );
-    },
-  );
-
-  // Guards against a vacuous pass: the generators must produce pushable filters.
-  it('pushes down a good share of random filters', () => {
-    const sample = fc.sample(filterNodeArbitrary, { numRuns: 2000, seed: 42 });
-    const pushed = sample.filter(
-      (node) => resolveFilter({ filterConvention: convention }, node).pushed !== undefined,
-    );
-    expect(pushed.length).toBeGreaterThan(400);
+for (const arrayMetadata of [false, true]) {
+  const semantics =
+    (truncateFractionalBoundsForInts: boolean) => (where: ChromaWhere, record: FilterRecord) =>
+      evaluateChromaWhere(where, toStoredMetadata(record), { truncateFractionalBoundsForInts });
+  testFilterConvention({
+    convention: createChromaFilterConvention({ arrayMetadata }),
+    title: arrayMetadata ? 'chroma convention with array metadata' : 'chroma convention',
+    semantics: { exact: semantics(false), 'truncating fractional bounds for ints': semantics(true) },
+    // Without arrayMetadata the store keeps no string arrays; Chroma refuses empty ones.
+    records: arrayMetadata ? { arrays: true, minArrayLength: 1 } : { arrays: false },
+    minPushed: 400,
   });
-});
+}

@@ -1,4 +1,4 @@
-import type { Chunk, Metadata, MetadataValue } from '@zerda/core';
+import { type Chunk, InvalidArgumentError, type Metadata, type MetadataValue } from '@zerda/core';
 
 /** A metadata object as this store sends it to Chroma: scalars only (Chroma refuses `{}`: null instead). */
 export type ChromaRecordMetadata = Record<string, string | number | boolean>;
@@ -52,6 +52,29 @@ export function toChromaMetadata(
     stored[METADATA_DOC_ID_KEY] = JSON.stringify(metadataDocId);
   }
   return { metadata: Object.keys(stored).length === 0 ? null : stored };
+}
+
+/** Each chunk's metadata as stored in Chroma; InvalidArgumentError for the first Chroma cannot take. */
+export function toChromaMetadatas(
+  chunks: readonly Chunk[],
+  docIdKey: string,
+): (ChromaRecordMetadata | null)[] {
+  return chunks.map((chunk) => {
+    const encoded = toChromaMetadata(chunk, docIdKey);
+    if ('problem' in encoded)
+      throw new InvalidArgumentError({ argument: 'records', message: encoded.problem });
+    return encoded.metadata;
+  });
+}
+
+/** Records read from Chroma, as the client returns them (lists side by side), as chunks. */
+export function fromChromaRecords(
+  ids: readonly string[],
+  documents: readonly (string | null)[],
+  metadatas: readonly (Readonly<Record<string, unknown>> | null)[],
+  docIdKey: string,
+): Chunk[] {
+  return ids.map((id, index) => fromChromaRecord(id, documents[index], metadatas[index], docIdKey));
 }
 
 /**

@@ -6,4 +6,5 @@ export {
   chromaFilterConvention,
   createChromaFilterConvention,
 } from './chroma-filter.js';
-export { type ChromaStore, type ChromaStoreSettings, createChromaStore } from './chroma-store.js';
+export type { ChromaStoreSettings } from './chroma-settings.js';
+export { type ChromaStore, createChromaStore } from './chroma-store.js';

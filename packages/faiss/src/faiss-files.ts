@@ -1,7 +1,24 @@
 import { join } from 'node:path';
-import { type Chunk, type DistanceMetric, IndexFormatError, throwIfAborted } from '@zerda/core';
+import {
+  type Chunk,
+  ChunkValidationError,
+  type DistanceMetric,
+  IndexFormatError,
+  InvalidArgumentError,
+  normalizeChunks,
+  throwIfAborted,
+} from '@zerda/core';
+import { wrapBackendError } from '@zerda/core/backend';
 import { readDataFile, readManifestText, writeManifestSave } from '@zerda/core/node';
-import { FaissFormatProblem, type FaissIndexLayout, readIndexLayout } from './faiss-index-format.js';
+import type { FaissDriver } from './faiss-driver.js';
+import { createIndex, indexFromBytes } from './faiss-index.js';
+import {
+  FaissFormatProblem,
+  type FaissIndexLayout,
+  readIndexLayout,
+  withHnswParameters,
+} from './faiss-index-format.js';
+import type { FaissIndexType, FaissStoreSettings } from './faiss-settings.js';
 
 /*
  * A saved FAISS store is a directory with two files:
@@ -25,8 +42,6 @@ export const FORMAT_VERSION = 1;
 const INDEX_FILE_PATTERN = /^zerda-faiss-[0-9a-f]{16}\.index$/;
 const METRICS: readonly DistanceMetric[] = ['cosine', 'dot', 'l2'];
 
-export type FaissIndexType = 'flat' | 'hnsw';
-
 export interface FaissManifest {
   format: typeof FORMAT;
   version: typeof FORMAT_VERSION;
@@ -44,30 +59,54 @@ export interface FaissManifest {
 
 export interface FaissSave {
   manifest: FaissManifest;
-  /** The FAISS index file's bytes, checked against the manifest. */
+  /** The FAISS index file's bytes, checked against the manifest, with the HNSW parameters of `settings`. */
   index: Uint8Array;
-  layout: FaissIndexLayout;
-  manifestPath: string;
+  /** The saved chunks in label order, checked. */
+  chunks: Chunk[];
+  /** The settings to make the store with: the caller's, with what the save fixes. */
+  settings: FaissStoreSettings;
   indexPath: string;
 }
 
-/** Writes a save to `directory` (created if needed), atomically replacing any earlier save. */
+/**
+ * Saves the driver's index and chunks to `directory` (created if needed), atomically replacing
+ * any earlier save. A snapshot taken at the call: nothing awaits before it when there is an index.
+ */
 export async function writeFaissSave(
+  driver: FaissDriver,
+  dimension: number | undefined,
   directory: string,
-  contents: Omit<FaissManifest, 'index' | 'format' | 'version'>,
-  index: Uint8Array,
   signal?: AbortSignal,
 ): Promise<void> {
+  throwIfAborted(signal);
+  if (dimension === undefined) {
+    throw new InvalidArgumentError({
+      argument: 'store',
+      message:
+        'an empty store of unknown dimension has nothing to save; set `dimension` or add vectors first',
+    });
+  }
+  const index = driver.index ?? createIndex(await driver.load(), driver.settings, dimension);
+  let data: Uint8Array;
+  try {
+    data = index.toBuffer();
+  } catch (error) {
+    throw wrapBackendError('faiss', 'save', error);
+  }
+  const { metric, indexType, hnsw } = driver.settings;
+  const { ids, entries } = driver.labels;
+  const labels = ids.map((id) => (id === undefined ? null : entries.get(id)!.chunk));
+  const contents = { metric, indexType, dimension, count: entries.size, labels };
   await writeManifestSave({
     directory,
     manifestFile: MANIFEST_FILE,
     dataPrefix: 'zerda-faiss',
     dataExtension: '.index',
-    data: index,
+    data,
     manifest: (reference): FaissManifest => ({
       format: FORMAT,
       version: FORMAT_VERSION,
-      ...contents,
+      ...(indexType === 'hnsw' ? { ...contents, hnsw: { ...hnsw } } : contents),
       index: reference,
     }),
     dataFileOf: (manifest) => (manifest as { index?: { file?: unknown } }).index?.file,
@@ -75,8 +114,17 @@ export async function writeFaissSave(
   });
 }
 
-/** Reads and checks a save; anything missing, corrupt or inconsistent is an IndexFormatError. */
-export async function readFaissSave(directory: string, signal?: AbortSignal): Promise<FaissSave> {
+/**
+ * Reads and checks a save, and checks `settings` against it: the metric, index type, dimension
+ * and HNSW M come from the files and settings that contradict them are refused; efSearch and
+ * efConstruction may differ from the save's. Anything missing, corrupt, inconsistent or
+ * contradicted is an IndexFormatError, found before FAISS reads a byte.
+ */
+export async function readFaissSave(
+  directory: string,
+  settings: FaissStoreSettings,
+  signal?: AbortSignal,
+): Promise<FaissSave> {
   const manifestPath = join(directory, MANIFEST_FILE);
   const manifest = parseManifest(
     await readManifestText(directory, MANIFEST_FILE, 'FAISS store'),
@@ -84,7 +132,7 @@ export async function readFaissSave(directory: string, signal?: AbortSignal): Pr
   );
   throwIfAborted(signal);
   const indexPath = join(directory, manifest.index.file);
-  const index = await readDataFile(directory, manifest.index, 'FAISS index file');
+  let index = await readDataFile(directory, manifest.index, 'FAISS index file');
   throwIfAborted(signal);
   let layout: FaissIndexLayout;
   try {
@@ -104,7 +152,87 @@ export async function readFaissSave(directory: string, signal?: AbortSignal): Pr
       path: indexPath,
     });
   }
-  return { manifest, index, layout, manifestPath, indexPath };
+  const contradiction = contradictionOf(manifest, settings);
+  if (contradiction !== undefined) throw new IndexFormatError({ message: contradiction, path: manifestPath });
+  let chunks: Chunk[];
+  try {
+    chunks = normalizeChunks(manifest.labels.filter((chunk): chunk is Chunk => chunk !== null));
+  } catch (error) {
+    if (!ChunkValidationError.isInstance(error)) throw error;
+    throw new IndexFormatError({
+      message: `The saved chunks are invalid: ${error.message}`,
+      path: manifestPath,
+    });
+  }
+  const { metric, indexType, dimension } = manifest;
+  const hnsw = manifest.hnsw && {
+    m: manifest.hnsw.m,
+    efConstruction: settings.hnsw?.efConstruction ?? manifest.hnsw.efConstruction,
+    efSearch: settings.hnsw?.efSearch ?? manifest.hnsw.efSearch,
+  };
+  if (
+    hnsw &&
+    (layout.hnsw?.efSearch !== hnsw.efSearch || layout.hnsw.efConstruction !== hnsw.efConstruction)
+  ) {
+    index = withHnswParameters(index, hnsw);
+  }
+  return {
+    manifest,
+    index,
+    chunks,
+    settings: { ...settings, metric, indexType, dimension, ...(hnsw ? { hnsw } : {}) },
+    indexPath,
+  };
+}
+
+/** Puts a save read by `readFaissSave` into the (new, empty) driver of a store made with its settings. */
+export async function restoreFaissSave(driver: FaissDriver, save: FaissSave): Promise<void> {
+  const { manifest, indexPath } = save;
+  const faiss = await driver.load();
+  try {
+    driver.index = indexFromBytes(faiss, save.index);
+  } catch (error) {
+    throw new IndexFormatError({
+      message: 'FAISS could not read the index file',
+      path: indexPath,
+      cause: error,
+    });
+  }
+  if (
+    driver.index.ntotal() !== manifest.labels.length ||
+    driver.index.getDimension() !== manifest.dimension
+  ) {
+    throw new IndexFormatError({
+      message: 'FAISS read an index of another size than the manifest',
+      path: indexPath,
+    });
+  }
+  driver.dimension = manifest.dimension;
+  let next = 0;
+  for (const entry of manifest.labels) {
+    if (entry === null) {
+      driver.labels.ids.push(undefined);
+      driver.labels.deleted++;
+    } else driver.labels.append(save.chunks[next++]!);
+  }
+}
+
+/** What in `settings` contradicts the save, if anything. */
+function contradictionOf(manifest: FaissManifest, settings: FaissStoreSettings): string | undefined {
+  const expected = settings.dimension ?? settings.embedder?.dimension;
+  if (settings.metric !== undefined && settings.metric !== manifest.metric) {
+    return `The saved store uses the ${manifest.metric} metric, the settings ask for ${settings.metric}`;
+  }
+  if (settings.indexType !== undefined && settings.indexType !== manifest.indexType) {
+    return `The saved store is a ${manifest.indexType} index, the settings ask for ${settings.indexType}`;
+  }
+  if (expected !== undefined && expected !== manifest.dimension) {
+    return `The saved store has dimension ${manifest.dimension}, the settings or embedder ${expected}`;
+  }
+  if (settings.hnsw?.m !== undefined && settings.hnsw.m !== manifest.hnsw?.m) {
+    return `The saved HNSW index has M ${manifest.hnsw?.m}, the settings ask for ${settings.hnsw.m}`;
+  }
+  return undefined;
 }
 
 function layoutMismatch(manifest: FaissManifest, layout: FaissIndexLayout): string | undefined {

@@ -5,14 +5,14 @@ import {
   evaluateFilter,
   type FilterConvention,
   FilterError,
-  type FilterNode,
   type FilterRecord,
   parseFilter,
   resolveFilter,
   serializeFilter,
   VectorRetriever,
 } from '@zerda/core';
-import { filterNodeArbitrary, filterNodeArbitraryWith, filterRecordArbitrary } from '@zerda/core/testing';
+import { filterNodeArbitrary, filterRecordArbitrary } from '@zerda/core/testing';
+import { testFilterConvention } from '@zerda/testing';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type FaissFilter, faissFilterConvention, matchesDocIdFilter } from './faiss-filter.js';
@@ -122,64 +122,10 @@ describe('faissFilterConvention', () => {
  * The invariant behind the convention: what FAISS selects natively, intersected with what the
  * residual selects client-side, is exactly what Zerda's reference evaluator selects.
  */
-describe('faissFilterConvention against the reference evaluator', () => {
-  const runs = { numRuns: 300 };
-  const recordList = fc.array(filterRecordArbitrary(), { minLength: 1, maxLength: 10 });
-  // Filters over every field, and over few fields so that conditions on one field meet often (an
-  // AND of two docId conditions on a record whose docId is a list, say).
-  const filterKinds: Array<[string, fc.Arbitrary<FilterNode>]> = [
-    ['any field', filterNodeArbitrary],
-    ['two fields', filterNodeArbitraryWith({ fields: ['a', 'docId'], strings: ['x', 'd1', 'd2'] })],
-    ['docId only', filterNodeArbitraryWith({ fields: ['docId'], strings: ['d1', 'd2', 'd3'] })],
-    [
-      'docId equality and membership',
-      filterNodeArbitraryWith({ fields: ['docId'], strings: ['d1', 'd2', 'd3'], leaves: ['eq', 'in'] }),
-    ],
-  ];
-
-  it.each(filterKinds)(
-    'translates each pushable subtree into a filter selecting what Zerda selects (%s)',
-    (_, filters) => {
-      fc.assert(
-        fc.property(filters, recordList, (node, subjects) => {
-          if (!convention.canPushDown(node)) return;
-          const native = convention.translate(node);
-          for (const record of subjects)
-            expect(evaluateFaissFilter(native, record)).toBe(evaluateFilter(node, record));
-        }),
-        runs,
-      );
-    },
-  );
-
-  it.each(filterKinds)(
-    'native AND residual selects exactly what the whole filter selects (%s)',
-    (_, filters) => {
-      fc.assert(
-        fc.property(filters, recordList, (node, subjects) => {
-          const resolved = resolveFilter({ filterConvention: convention }, node);
-          expect(resolved.native === undefined).toBe(resolved.pushed === undefined);
-          if (resolved.native !== undefined) expect(resolved.native.convention).toBe('faiss');
-          expect(resolved.warnings.length).toBe(resolved.residual === undefined ? 0 : 1);
-          for (const record of subjects) {
-            const backend =
-              resolved.native === undefined || evaluateFaissFilter(resolved.native.filter, record);
-            const client = resolved.residual === undefined || evaluateFilter(resolved.residual, record);
-            expect(backend && client).toBe(evaluateFilter(node, record));
-          }
-        }),
-        runs,
-      );
-    },
-  );
-
-  it('pushes down a share of random filters (the generators reach it)', () => {
-    const sample = fc.sample(filterNodeArbitrary, { numRuns: 2000, seed: 42 });
-    const pushed = sample.filter(
-      (node) => resolveFilter({ filterConvention: convention }, node).pushed !== undefined,
-    );
-    expect(pushed.length).toBeGreaterThan(20);
-  });
+testFilterConvention({
+  convention,
+  semantics: { 'docId allow-list': evaluateFaissFilter },
+  minPushed: 20,
 });
 
 describe.skipIf(faissSkipped)(

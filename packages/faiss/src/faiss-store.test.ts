@@ -11,7 +11,8 @@ import {
 } from '@zerda/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { faissFilterConvention } from './faiss-filter.js';
-import { createFaissStore, type FaissIndexType } from './faiss-store.js';
+import { HNSW_DEFAULTS } from './faiss-settings.js';
+import { createFaissStore, type FaissIndexType, type FaissStore } from './faiss-store.js';
 import { clusteredVectors, seededRandom, testChunks } from './test-utils/data.js';
 import { faissSkipped, requireFaiss } from './test-utils/faiss-available.js';
 
@@ -26,7 +27,7 @@ async function pair(
   metric: DistanceMetric,
   count: number,
   dimension: number,
-  settings: { compactRatio?: number; hnsw?: { efSearch?: number } } = {},
+  settings: { compactRatio?: number; hnsw?: { efConstruction?: number; efSearch?: number } } = {},
 ) {
   const faiss = createFaissStore({ indexType, metric, ...settings });
   const reference = createInMemoryVectorStore({ metric });
@@ -35,6 +36,16 @@ async function pair(
   await faiss.add(chunks, { embeddings: vectors });
   await reference.add(chunks, { embeddings: vectors });
   return { faiss, reference, chunks, vectors, queries: clusteredVectors(12, dimension, 99) };
+}
+
+/** Every chunk's listed vector, by id; each page must carry one vector per chunk. */
+async function listVectors(store: FaissStore, pageSize: number): Promise<Map<string, Float32Array>> {
+  const listed = new Map<string, Float32Array>();
+  for await (const { chunks, vectors } of store.listRecords({ pageSize })) {
+    expect(vectors).toHaveLength(chunks.length);
+    for (const [index, chunk] of chunks.entries()) listed.set(chunk.id, vectors![index]!);
+  }
+  return listed;
 }
 
 describe.skipIf(faissSkipped)('FaissStore', () => {
@@ -104,7 +115,9 @@ describe.skipIf(faissSkipped)('FaissStore', () => {
 
   it('hnsw: efSearch (which faiss-node cannot set) takes effect', async () => {
     const recall = async (efSearch: number) => {
-      const { faiss, reference, queries } = await pair('hnsw', 'l2', 3000, 16, { hnsw: { efSearch } });
+      // efConstruction pinned: a better-built graph leaves less for efSearch to show.
+      const settings = { hnsw: { efConstruction: 40, efSearch } };
+      const { faiss, reference, queries } = await pair('hnsw', 'l2', 3000, 16, settings);
       expect(faiss.stats().hnsw).toEqual({ m: 32, efConstruction: 40, efSearch });
       let found = 0;
       for (const query of queries) {
@@ -238,6 +251,52 @@ describe.skipIf(faissSkipped)('FaissStore', () => {
     },
   );
 
+  it.each(['flat', 'hnsw'] as const)(
+    '%s: listRecords gives back the vector stored for each chunk, across pages and writes',
+    async (indexType) => {
+      const vectors = clusteredVectors(30, 8);
+      // What FAISS holds: float32 values, and for 'cosine' the vector scaled to unit length.
+      const stored = (vector: Float32Array, metric: DistanceMetric) => {
+        if (metric !== 'cosine') return Array.from(vector);
+        const norm = Math.sqrt(vector.reduce((sum, value) => sum + value * value, 0));
+        return Array.from(vector, (value) => value / norm);
+      };
+      for (const metric of metrics) {
+        const store = createFaissStore({ indexType, metric, compactRatio: 1 });
+        await store.add(testChunks(30), { embeddings: vectors });
+        await store.delete(['c4', 'c17']);
+        // Replaced: the new vector under a new label (HNSW keeps a tombstone for the old one).
+        await store.add([{ id: 'c5', text: 'replaced' }], { embeddings: [vectors[29]!] });
+        const listed = await listVectors(store, 7);
+        expect(listed.size).toBe(28);
+        for (const [id, vector] of listed) {
+          const expected = stored(id === 'c5' ? vectors[29]! : vectors[Number(id.slice(1))]!, metric);
+          if (metric === 'cosine') {
+            for (const [j, value] of vector.entries()) expect(value).toBeCloseTo(expected[j]!, 6);
+          } else expect(Array.from(vector)).toEqual(expected);
+        }
+        // A write between two pages: the next page reads the vectors as they are now.
+        const driver = store.driver as Required<typeof store.driver>;
+        const first = await driver.list({ limit: 2, includeVectors: true });
+        await store.add([{ id: 'late', text: 'late' }], { embeddings: [vectors[0]!] });
+        let cursor = first.nextCursor;
+        const rest: Float32Array[] = [];
+        while (cursor !== undefined) {
+          const page = await driver.list({ cursor, limit: 10, includeVectors: true });
+          rest.push(...page.vectors!);
+          cursor = page.nextCursor;
+        }
+        expect(Array.from(rest.at(-1)!)).toEqual(Array.from(listed.get('c0')!));
+        expect(rest.every((vector) => vector.length === 8)).toBe(true);
+        // Compaction rebuilds the index from these same vectors.
+        await store.compact();
+        const compacted = await listVectors(store, 1000);
+        expect(compacted.size).toBe(29);
+        for (const [id, vector] of listed) expect(compacted.get(id)).toEqual(vector);
+      }
+    },
+  );
+
   it('docId is read from metadata.docId too, and string-array docIds match any element', async () => {
     const store = createFaissStore({ dimension: 2 });
     await store.add(
@@ -294,6 +353,15 @@ describe.skipIf(faissSkipped)('FaissStore', () => {
   it('an empty store answers nothing', async () => {
     expect((await createFaissStore().search([1, 2], { topK: 3 })).hits).toEqual([]);
     expect((await createFaissStore({ dimension: 2 }).search([1, 2], { topK: 3 })).hits).toEqual([]);
+  });
+
+  it('hnsw defaults: the settings the bench sweep chose', () => {
+    expect(HNSW_DEFAULTS).toEqual({ m: 32, efConstruction: 160, efSearch: 64 });
+    expect(createFaissStore({ indexType: 'hnsw' }).stats().hnsw).toEqual(HNSW_DEFAULTS);
+    expect(createFaissStore({ indexType: 'hnsw', hnsw: { efSearch: 16 } }).stats().hnsw).toEqual({
+      ...HNSW_DEFAULTS,
+      efSearch: 16,
+    });
   });
 
   describe('refuses bad input with a typed error and writes nothing', () => {
@@ -423,6 +491,12 @@ describe.skipIf(faissSkipped)('FaissStore', () => {
       expect(() => createFaissStore({ hnsw: { m: 16 } })).toThrow(/indexType 'hnsw'/);
       expect(() => createFaissStore({ indexType: 'hnsw', hnsw: { efSearch: 0 } })).toThrow(
         InvalidArgumentError,
+      );
+      expect(() => createFaissStore({ indexType: 'hnsw', hnsw: { m: 2_000_000 } })).toThrow(
+        /at most 1,000,000/,
+      );
+      expect(() => createFaissStore({ indexType: 'hnsw', hnsw: { efConstruction: 1.5 } })).toThrow(
+        /hnsw.efConstruction/,
       );
       expect(() => createFaissStore({ compactRatio: 0 })).toThrow(InvalidArgumentError);
       expect(() => createFaissStore({ dimension: 4, embedder: new HashEmbedder({ dimension: 8 }) })).toThrow(

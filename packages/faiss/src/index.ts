@@ -1,6 +1,7 @@
 export { type FaissFilter, faissFilterConvention, matchesDocIdFilter } from './faiss-filter.js';
 export type { FaissIndex, FaissModule } from './faiss-module.js';
 export { loadFaissModule } from './faiss-module.js';
+export { HNSW_DEFAULTS } from './faiss-settings.js';
 export {
   createFaissStore,
   type FaissHnswSettings,

@@ -7,7 +7,7 @@ export {
   type MetadataMode,
   type ZerdaHitMetadata,
 } from './documents.js';
-export { knownScoreKinds, type LangChainDriver, type ScoreKind } from './langchain-driver.js';
+export type { LangChainDriver } from './langchain-driver.js';
 // LangChain into Zerda
 export {
   fromLangChainEmbeddings,
@@ -22,6 +22,7 @@ export {
   type LangChainModelOptions,
   textOf,
 } from './langchain-model.js';
+export { knownScoreKinds, type ScoreKind } from './langchain-scores.js';
 export {
   fromLangChainVectorStore,
   type LangChainStore,

@@ -1,43 +1,29 @@
 import type { DocumentInterface } from '@langchain/core/documents';
 import type { VectorStoreInterface } from '@langchain/core/vectorstores';
-import { type Chunk, type DistanceMetric, InvalidArgumentError, throwIfAborted } from '@zerda/core';
+import { type Chunk, InvalidArgumentError, throwIfAborted } from '@zerda/core';
 import {
   abortable,
-  checkPositiveIntegers,
   type DriverCallOptions,
   type DriverCapabilities,
   type DriverMatch,
   type DriverQueryOptions,
-  type ScoreConversion,
   type VectorDriver,
   type VectorRecord,
   withTimeout,
 } from '@zerda/core/backend';
 import { chunkToStoredDocument, storedDocumentToChunk } from './documents.js';
 import { langChainConvention } from './langchain-filter.js';
-import type { LangChainStoreSettings } from './langchain-store.js';
-
-/** What a LangChain store's scores are: similarities (higher is better) or distances (lower is). */
-export type ScoreKind = 'similarity' | 'distance';
-
-/** The score direction of the stores whose `_vectorstoreType()` is known (a prior: declare it to be sure). */
-export const knownScoreKinds: Readonly<Record<string, ScoreKind>> = Object.freeze({
-  memory: 'similarity', // MemoryVectorStore, FakeVectorStore
-  pinecone: 'similarity',
-  qdrant: 'similarity',
-  supabase: 'similarity',
-  chroma: 'distance',
-  faiss: 'distance',
-  hnswlib: 'distance',
-  pgvector: 'distance',
-});
-
-/** How learnt distances of each metric become similarities. */
-export const distanceConversions: Readonly<Record<DistanceMetric, ScoreConversion>> = Object.freeze({
-  cosine: 'one-minus-distance',
-  l2: 'euclidean-distance',
-  dot: 'negated',
-});
+import {
+  declaredScoreKind,
+  distanceConversions,
+  readScoreOrder,
+  type ScoreKind,
+} from './langchain-scores.js';
+import {
+  type LangChainStoreSettings,
+  resolveLangChainSettings,
+  type UpsertMode,
+} from './langchain-settings.js';
 
 /**
  * Contract v2 over any LangChain `VectorStore`: writes through `addVectors` (after `delete` where
@@ -52,29 +38,21 @@ export class LangChainDriver<Filter = unknown> implements VectorDriver<Filter> {
   declare delete?: (ids: readonly string[], options: DriverCallOptions) => Promise<number>;
   readonly #store: VectorStoreInterface;
   readonly #settings: LangChainStoreSettings;
-  readonly #upsert: NonNullable<LangChainStoreSettings['upsert']>;
+  readonly #upsert: UpsertMode;
   readonly #keys;
   #kind: ScoreKind | undefined;
   #dimension: number | undefined;
 
   constructor(store: VectorStoreInterface, settings: LangChainStoreSettings) {
-    const { dimension, maxBatchSize, timeoutMs, maxFetch, scoreConversion } = settings;
-    checkPositiveIntegers({ dimension, maxBatchSize, timeoutMs, maxFetch });
-    const deletion = settings.deletion ?? implementsDelete(store);
-    this.#upsert = settings.upsert ?? (deletion ? 'delete-first' : 'append');
-    const modes = deletion ? ['delete-first', 'native', 'append'] : ['native', 'append'];
-    if (!modes.includes(this.#upsert)) {
-      const message = `expected ${modes.join(', ')} ('delete-first' needs a store that implements delete)`;
-      throw new InvalidArgumentError({ argument: 'upsert', value: this.#upsert, message });
-    }
+    const { storeType, deletion, upsert } = resolveLangChainSettings(store, settings);
+    this.#upsert = upsert;
     this.#store = store;
     this.#settings = settings;
     this.#keys = { id: '_zerda_id', docId: '_zerda_doc_id', ...settings.metadataKeys };
-    this.name = settings.name ?? `langchain:${storeType(store)}`;
+    this.name = settings.name ?? `langchain:${storeType}`;
     this.filterConvention = langChainConvention<Filter>(settings.filterConvention, this.#keys);
-    const declared = scoreConversion && (scoreConversion === 'similarity' ? 'similarity' : 'distance');
-    this.#kind = declared ?? knownScoreKinds[storeType(store)];
-    this.#dimension = dimension;
+    this.#kind = declaredScoreKind(settings.scoreConversion, storeType);
+    this.#dimension = settings.dimension;
     if (deletion) this.delete = (ids, options) => this.#delete(ids, options);
   }
 
@@ -179,23 +157,10 @@ export class LangChainDriver<Filter = unknown> implements VectorDriver<Filter> {
 
   /** Learns the score direction from the order of a result's raw scores, or warns where they contradict it. */
   #learn(scores: readonly number[], options: DriverCallOptions): void {
-    const steps = scores.slice(1).map((score, index) => Math.sign(score - (scores[index] as number)));
-    const up = steps.includes(1);
-    const down = steps.includes(-1);
-    const order = up && down ? 'mixed' : up ? 'ascending' : down ? 'descending' : 'flat';
-    const kind = this.#kind;
-    const how = this.#settings.scoreConversion === undefined ? 'learnt or assumed' : 'declared';
-    let problem: string | undefined;
-    if (kind === undefined && up !== down) this.#kind = down ? 'similarity' : 'distance';
-    else if (kind === undefined && scores.length > 1) problem = 'so their direction is not known yet';
-    else if (order === 'mixed' || order === (kind === 'similarity' ? 'ascending' : 'descending')) {
-      problem = `which contradicts its score direction '${kind}' (${how})`;
-    }
-    const advice =
-      kind === undefined
-        ? 'they are taken as similarities: declare scoreConversion'
-        : 'check scoreConversion';
-    if (problem) this.#warn(options, 'compatibility', `returned ${order} scores, ${problem}; ${advice}`);
+    const declared = this.#settings.scoreConversion !== undefined;
+    const { kind, warning } = readScoreOrder(scores, this.#kind, declared);
+    this.#kind = kind;
+    if (warning) this.#warn(options, 'compatibility', warning);
   }
 
   #warn({ warn }: DriverCallOptions, type: 'unsupported' | 'compatibility', message: string): void {
@@ -213,23 +178,4 @@ export class LangChainDriver<Filter = unknown> implements VectorDriver<Filter> {
     if (timeoutMs === undefined) return abortable(Promise.resolve().then(run), signal);
     return withTimeout(run, { timeoutMs, signal, backend: this.name, operation });
   }
-}
-
-function storeType(store: VectorStoreInterface): string {
-  try {
-    return store._vectorstoreType() || 'vectorstore';
-  } catch {
-    return 'vectorstore';
-  }
-}
-
-/** Whether `delete` is the store's own, not LangChain's base method that throws "Not implemented". */
-function implementsDelete(store: VectorStoreInterface): boolean {
-  let prototype = Object.getPrototypeOf(store);
-  while (prototype !== null && !Object.hasOwn(prototype, 'delete'))
-    prototype = Object.getPrototypeOf(prototype);
-  // LangChain's abstract base, from whichever copy of @langchain/core is installed.
-  const base =
-    prototype?.constructor?.name === 'VectorStore' && Object.hasOwn(prototype, 'similaritySearchWithScore');
-  return prototype === null ? typeof store.delete === 'function' : !base;
 }

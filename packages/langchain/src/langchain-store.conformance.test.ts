@@ -2,7 +2,7 @@ import { FakeEmbeddings } from '@langchain/core/utils/testing';
 import { type DistanceMetric, type Embedder, parseFilter } from '@zerda/core';
 import { testVectorDatabase } from '@zerda/testing';
 import { expect, it } from 'vitest';
-import { distanceConversions } from './langchain-driver.js';
+import { distanceConversions } from './langchain-scores.js';
 import { fromLangChainVectorStore, type LangChainStore } from './langchain-store.js';
 import { HttpVectorStore, KeyedMemoryVectorStore } from './test-utils/langchain-stores.js';
 import { ZerdaEmbeddings } from './zerda-embeddings.js';

@@ -21,13 +21,15 @@ afterAll(async () => {
 
 testVectorDatabase<PineconeStore>({
   name: 'pinecone (loopback)',
-  // The store is told no metric: it describes the index (by name) and takes the index's.
-  create: async ({ dimension, metric, embedder }) => {
+  // The store is told no metric: it describes the index (by name) and takes the index's. Sparse
+  // vectors need a dotproduct index (Pinecone queries sparse values on no other).
+  create: async ({ dimension, metric, embedder, sparse }) => {
     const { store, indexName } = await connectedLoopbackStore(server, {
       apiKey,
       dimension,
-      metric,
+      metric: sparse ? 'dot' : metric,
       ...(embedder ? { embedder } : {}),
+      ...(sparse ? { sparse } : {}),
     });
     indexOf.set(store, indexName);
     return store;
@@ -40,6 +42,7 @@ testVectorDatabase<PineconeStore>({
     metrics: ['cosine', 'dot', 'l2'],
     deletion: true,
     arrayMetadata: true,
+    sparse: { hybrid: true },
     // Nothing listens on that port: connection refused, retried, then a BackendError.
     unreachable: async ({ dimension, metric }) =>
       createPineconeStore({

@@ -1,53 +1,35 @@
-import { type Index, Pinecone } from '@pinecone-database/pinecone';
+import type { Index } from '@pinecone-database/pinecone';
 import {
   BackendError,
   BatchWriteError,
   type Chunk,
   type DistanceMetric,
   type FilterConvention,
-  InvalidArgumentError,
 } from '@zerda/core';
-import {
-  type DriverCallOptions,
-  type DriverCapabilities,
-  type DriverListOptions,
-  type DriverListPage,
-  type DriverMatch,
-  type DriverQueryOptions,
-  lazySetting,
-  type RecordProblem,
-  readEnv,
-  resolveRetrySettings,
-  type VectorDriver,
-  type VectorRecord,
-  withRetry,
-  withTimeout,
+import type {
+  DriverCallOptions,
+  DriverCapabilities,
+  DriverListOptions,
+  DriverListPage,
+  DriverMatch,
+  DriverQueryOptions,
+  RecordProblem,
+  SparseVector,
+  VectorDriver,
+  VectorRecord,
 } from '@zerda/core/backend';
 import { createPineconeFilterConvention, type PineconeFilter } from './pinecone-filter.js';
-import {
-  fromPineconeMetadata,
-  pineconeLimits as limits,
-  type PineconeWireRecord,
-  packIdBatches,
-  packUpsertBatches,
-  type RecordLayout,
-  recordBytes,
-  toPineconeMetadata,
-  upsertEnvelopeBytes,
-} from './pinecone-records.js';
-import {
-  type AttemptState,
-  attemptStorage,
-  classifyPineconeError,
-  observingFetch,
-  redactor,
-} from './pinecone-requests.js';
-import type { PineconeStoreSettings } from './pinecone-store.js';
+import { findIndex } from './pinecone-index.js';
+import { pineconeLimits as limits, packIdBatches, pineconeSparseCapabilities } from './pinecone-records.js';
+import { PineconeRequests } from './pinecone-requests.js';
+import { type PineconeStoreSettings, type ResolvedSettings, resolveSettings } from './pinecone-settings.js';
+import { type FetchedRecord, RecordCodec, sparseToWire } from './record-codec.js';
 
 const BACKEND = 'pinecone';
 /** Query strings of fetch requests are kept under this many bytes of ids. */
 const MAX_FETCH_QUERY_BYTES = 6000;
-type FetchedRecord = { id: string; values?: number[]; metadata?: Record<string, unknown> | undefined };
+type Options = DriverQueryOptions<PineconeFilter>;
+type SparseQuery = (sparse: SparseVector, options: Options) => Promise<DriverMatch[]>;
 
 /** Pinecone's data plane as a contract-v2 driver (built by `createPineconeStore`). */
 export class PineconeDriver implements VectorDriver<PineconeFilter> {
@@ -56,72 +38,53 @@ export class PineconeDriver implements VectorDriver<PineconeFilter> {
   readonly filterConvention: FilterConvention<PineconeFilter>;
   /** The namespace read and written. */
   readonly namespace: string;
+  /**
+   * With the `sparse` setting: ranks by the sparse dot product alone. A dense index needs a dense
+   * query vector, so this sends a zero one beside the sparse vector: Pinecone scores
+   * `0·values + sparse·sparseValues`, its documented sparse-dense score with the dense part
+   * weighted 0 (alpha 0 in its `hybrid_score_norm`); records scoring 0 are left out. (Serverless
+   * indexes may pick candidates by the dense part first: exact on the loopback, check live recall.)
+   */
+  readonly querySparse?: SparseQuery;
+  /** With the `sparse` setting: Pinecone's sparse-dense query, scored `dense·values + sparse·sparseValues`. */
+  readonly queryHybrid?: (dense: Float32Array, ...rest: Parameters<SparseQuery>) => Promise<DriverMatch[]>;
   // ES private fields: util.inspect and JSON.stringify never show the key, the client or the settings.
   readonly #settings: PineconeStoreSettings;
-  readonly #secrets = new Set<string>();
-  readonly #redact = redactor(this.#secrets);
-  readonly #apiKey: () => string | undefined;
-  readonly #layout: RecordLayout;
-  readonly #retry: ReturnType<typeof resolveRetrySettings>;
-  readonly #indexName: string | undefined;
-  readonly #limits: {
-    maxBatchSize: number;
-    maxRequestBytes: number;
-    maxMetadataBytes: number;
-    writes: number;
-  };
+  readonly #resolved: ResolvedSettings;
+  readonly #requests: PineconeRequests;
+  readonly #records: RecordCodec;
   #metric: DistanceMetric | undefined;
   #dimension: number | undefined;
   #index: Index | undefined;
   #opening: Promise<void> | undefined;
   #capabilities: DriverCapabilities | undefined;
+  #zeros: number[] | undefined;
 
   constructor(settings: PineconeStoreSettings) {
     this.#settings = settings;
-    if (settings.apiKey !== undefined) this.#secrets.add(settings.apiKey);
-    this.#apiKey = lazySetting({
-      name: 'apiKey',
-      value: settings.apiKey,
-      env: 'PINECONE_API_KEY',
-      required: true,
-    });
-    const { host, index, textStore, textKey = 'text', docIdKey = 'docId', timeoutMs = 30_000 } = settings;
-    this.#indexName =
-      settings.indexName ??
-      (host === undefined && index === undefined ? readEnv('PINECONE_INDEX') : undefined);
-    if (this.#indexName === undefined && host === undefined && index === undefined) {
-      refuse('indexName', undefined, 'give indexName, host or an index handle (or set PINECONE_INDEX)');
-    }
-    this.namespace = settings.namespace ?? namespaceOfHandle(index) ?? '';
-    if (typeof this.namespace !== 'string') {
-      refuse('namespace', this.namespace, 'expected a string');
-    }
-    this.#dimension = settings.dimension ?? settings.embedder?.dimension;
-    limitedInteger('dimension', this.#dimension, 1, limits.maxDimension);
-    this.#metric = settings.metric === undefined ? undefined : toZerdaMetric(settings.metric, 'metric');
-    for (const [argument, value] of Object.entries({ textKey, docIdKey })) {
-      if (typeof value !== 'string' || value.length === 0) {
-        refuse(argument, value, 'expected a non-empty string');
-      }
-    }
-    if (!textStore && textKey === docIdKey) {
-      refuse('docIdKey', docIdKey, 'must differ from textKey');
-    }
-    this.#layout = { textKey: textStore ? undefined : textKey, docIdKey };
-    this.filterConvention = createPineconeFilterConvention({ docIdKey });
-    this.#limits = {
-      maxBatchSize: limitedInteger('maxBatchSize', settings.maxBatchSize, 100, limits.maxRecordsPerUpsert),
-      maxRequestBytes: limitedInteger('maxRequestBytes', settings.maxRequestBytes, limits.maxRequestBytes),
-      maxMetadataBytes: limitedInteger(
-        'maxMetadataBytes',
-        settings.maxMetadataBytes,
-        limits.maxMetadataBytes,
-      ),
-      writes: limitedInteger('maxConcurrentWrites', settings.maxConcurrentWrites, 4, 64),
-    };
-    this.#retry = resolveRetrySettings(settings.retry);
-    if (!(timeoutMs > 0 && Number.isFinite(timeoutMs))) {
-      refuse('timeoutMs', timeoutMs, 'expected a positive number of milliseconds');
+    const resolved = resolveSettings(settings);
+    const { retry, timeoutMs, layout } = resolved;
+    this.#resolved = resolved;
+    this.namespace = resolved.namespace;
+    this.#dimension = resolved.dimension;
+    // Sparse values are queried only on dotproduct indexes: `open` checks the index is one.
+    this.#metric = resolved.metric ?? (settings.sparse ? 'dot' : undefined);
+    const { onRetry, logger, textStore } = settings;
+    this.#requests = new PineconeRequests({ retry, timeoutMs, onRetry, logger });
+    this.#requests.addSecret(() => settings.apiKey);
+    this.#records = new RecordCodec(layout, textStore, resolved.maxMetadataBytes, resolved.maxRequestBytes);
+    this.filterConvention = createPineconeFilterConvention({ docIdKey: layout.docIdKey });
+    if (settings.sparse) {
+      this.querySparse = async (sparse, options) => {
+        this.#zeros ??= new Array<number>(this.#dimension ?? 0).fill(0);
+        const matches = await this.#query(
+          { vector: this.#zeros, sparseVector: sparseToWire(sparse) },
+          options,
+        );
+        return matches.filter((match) => match.score !== 0);
+      };
+      this.queryHybrid = (dense, sparse, options) =>
+        this.#query({ vector: Array.from(dense), sparseVector: sparseToWire(sparse) }, options);
     }
   }
 
@@ -133,9 +96,10 @@ export class PineconeDriver implements VectorDriver<PineconeFilter> {
         metric,
         scoreConversion: metric === 'l2' ? 'squared-euclidean-distance' : 'similarity',
         persistent: true,
-        maxBatchSize: this.#limits.maxBatchSize,
+        maxBatchSize: this.#resolved.maxBatchSize,
         maxIdsPerCall: limits.maxIdsPerRequest,
-        maxConcurrentWrites: this.#limits.writes,
+        maxConcurrentWrites: this.#resolved.maxConcurrentWrites,
+        ...(this.#settings.sparse ? { sparse: pineconeSparseCapabilities } : {}),
       });
     }
     return this.#capabilities;
@@ -147,95 +111,31 @@ export class PineconeDriver implements VectorDriver<PineconeFilter> {
 
   /** Finds the index (describing it where the settings leave its host or metric open) and checks it against the settings; once. */
   open(): Promise<void> {
-    this.#opening ??= this.#connect().catch((error: unknown) => {
-      this.#opening = undefined;
-      throw error;
-    });
+    this.#opening ??= findIndex(this.#settings, this.#resolved, this.#requests, this.#dimension).then(
+      ({ index, metric, dimension }) => {
+        this.#metric = metric ?? this.#metric;
+        this.#dimension ??= dimension;
+        this.#index = index;
+      },
+      (error: unknown) => {
+        this.#opening = undefined;
+        throw error;
+      },
+    );
     return this.#opening;
-  }
-
-  async #connect(): Promise<void> {
-    const { client: given, host: hostSetting, index: handle, metric: metricSetting } = this.#settings;
-    let index = handle;
-    let described: number | undefined;
-    if (index === undefined) {
-      const client = given ?? this.#createClient();
-      if (given) this.#addSecret(() => given.getConfig().apiKey);
-      let host = hostSetting;
-      const name = this.#indexName;
-      if (name !== undefined && (host === undefined || metricSetting === undefined)) {
-        const description = await this.#request('connect', undefined, () => client.describeIndex(name));
-        if ((description as { vectorType?: string }).vectorType === 'sparse') {
-          refuse('indexName', name, 'the index is sparse; the Zerda store needs a dense index');
-        }
-        const metric = toZerdaMetric(description.metric, 'index metric');
-        if (metricSetting !== undefined && metric !== this.#metric) {
-          refuse(
-            'metric',
-            metricSetting,
-            `index '${name}' uses the ${description.metric} metric; set metric: '${metric}' (or leave it out)`,
-          );
-        }
-        this.#metric = metric;
-        described = description.dimension;
-        host ??= description.host;
-        if (!host)
-          throw new BackendError({
-            backend: BACKEND,
-            operation: 'connect',
-            message: `index '${name}' has no host yet; is it ready?`,
-          });
-      }
-      index = client.index({
-        ...(name === undefined ? {} : { name }),
-        ...(host === undefined ? {} : { host }),
-      });
-    }
-    if (described === undefined && this.#dimension === undefined) {
-      const target = index;
-      described = (await this.#request('connect', undefined, () => target.describeIndexStats())).dimension;
-    }
-    if (described !== undefined && this.#dimension !== undefined && described !== this.#dimension) {
-      const fromSettings = this.#settings.dimension !== undefined;
-      refuse(
-        fromSettings ? 'dimension' : 'embedder',
-        this.#dimension,
-        `the index has dimension ${described}, the store's ${fromSettings ? 'settings say' : 'embedder produces'} ${this.#dimension}`,
-      );
-    }
-    this.#dimension ??= described;
-    this.#index = index;
   }
 
   /** Pinecone's limits: ids of at most 512 characters, a non-zero vector, 40 KB of metadata, one request per record. */
   checkRecords(records: readonly VectorRecord[]): RecordProblem[] {
-    const envelope = upsertEnvelopeBytes(this.namespace);
-    const problems: RecordProblem[] = [];
-    records.forEach((record, index) => {
-      const reason = this.#problemOf(record, envelope);
-      if (reason !== undefined) problems.push({ index, reason });
-    });
-    return problems;
+    return this.#records.problems(records, this.namespace);
   }
 
   /** Upserts in requests of at most 2 MB (and `maxRequestBytes`); a failure after some of them is a BatchWriteError. */
   async upsert(records: readonly VectorRecord[], { signal }: DriverCallOptions): Promise<void> {
-    const wire = records.map((record) => this.#toWire(record) as PineconeWireRecord);
-    const { textStore } = this.#settings;
-    if (textStore)
-      await textStore.setTexts(
-        records.map(({ id, text }) => ({ id, text })),
-        { signal },
-      );
-    const envelopeBytes = upsertEnvelopeBytes(this.namespace);
-    const { maxBatchSize: maxRecords, maxRequestBytes: maxBytes } = this.#limits;
+    const requests = this.#records.upsertRequests(records, this.#resolved.maxBatchSize, this.namespace);
+    await this.#records.saveTexts(records, signal);
     const writtenIds: string[] = [];
-    for (const { start, end } of packUpsertBatches(wire.map(recordBytes), {
-      maxRecords,
-      maxBytes,
-      envelopeBytes,
-    })) {
-      const batch = wire.slice(start, end);
+    for (const [n, batch] of requests.entries()) {
       try {
         await this.#request('upsert', signal, () =>
           this.#target.upsert({ records: batch, namespace: this.namespace }),
@@ -249,28 +149,29 @@ export class PineconeDriver implements VectorDriver<PineconeFilter> {
           cause: error,
           retryable: error.retryable,
           writtenIds,
-          failedIds: wire.slice(start).map((record) => record.id),
+          failedIds: requests.slice(n).flatMap((request) => request.map((record) => record.id)),
         });
       }
       writtenIds.push(...batch.map((record) => record.id));
     }
   }
 
+  query(vector: Float32Array, options: Options): Promise<DriverMatch[]> {
+    return this.#query({ vector: Array.from(vector) }, options);
+  }
+
   /** Pinecone returns at most 10,000 matches: a larger topK is lowered, with a warning. */
-  async query(
-    vector: Float32Array,
-    { topK, filter, signal, warn }: DriverQueryOptions<PineconeFilter>,
+  async #query(
+    vectors: { vector: number[]; sparseVector?: { indices: number[]; values: number[] } },
+    { topK, filter, signal, warn }: Options,
   ): Promise<DriverMatch[]> {
     if (topK > limits.maxTopK) {
-      warn?.({
-        type: 'unsupported',
-        source: BACKEND,
-        message: `Pinecone returns at most ${limits.maxTopK} matches per query; topK ${topK} was lowered`,
-      });
+      const message = `Pinecone returns at most ${limits.maxTopK} matches per query; topK ${topK} was lowered`;
+      warn?.({ type: 'unsupported', source: BACKEND, message });
     }
     const response = await this.#request('search', signal, () =>
       this.#target.query({
-        vector: Array.from(vector),
+        ...vectors,
         topK: Math.min(topK, limits.maxTopK),
         includeMetadata: true,
         includeValues: false,
@@ -279,20 +180,12 @@ export class PineconeDriver implements VectorDriver<PineconeFilter> {
       }),
     );
     const matches = response.matches ?? [];
-    const chunks = await this.#toChunks(matches, signal, (missing) =>
-      warn?.({
-        type: 'compatibility',
-        source: BACKEND,
-        message: this.#settings.textStore
-          ? `${missing} hit(s) have no text in the text store; their text is ''`
-          : `${missing} hit(s) have no text under metadata key '${this.#layout.textKey}'; their text is ''`,
-      }),
-    );
+    const chunks = await this.#records.toChunks(matches, signal, warn);
     return matches.map((match, i) => ({ id: match.id, score: match.score ?? Number.NaN, chunk: chunks[i]! }));
   }
 
   async get(ids: readonly string[], { signal }: DriverCallOptions): Promise<Chunk[]> {
-    return this.#toChunks(await this.#fetch(ids, 'get', signal), signal);
+    return this.#records.toChunks(await this.#fetch(ids, 'get', signal), signal);
   }
 
   /** Fetches the ids first, to say how many existed, then deletes them (and their texts). */
@@ -303,7 +196,7 @@ export class PineconeDriver implements VectorDriver<PineconeFilter> {
     await this.#request('delete', signal, () =>
       this.#target.deleteMany({ ids: present, namespace: this.namespace }),
     );
-    await this.#settings.textStore?.deleteTexts(present, { signal });
+    await this.#records.deleteTexts(present, signal);
     return existing;
   }
 
@@ -314,7 +207,10 @@ export class PineconeDriver implements VectorDriver<PineconeFilter> {
     return entry?.recordCount ?? 0;
   }
 
-  /** A page of ids from Pinecone's `list` (serverless indexes; ids in byte order), then their records by fetch. */
+  /**
+   * A page of ids from Pinecone's `list` (serverless indexes; ids in byte order), then their
+   * records by fetch; with `includeVectors`, their dense vectors (to re-upsert with new sparse ones).
+   */
   async list({ cursor, limit, signal, includeVectors }: DriverListOptions): Promise<DriverListPage> {
     const page = await this.#request('list', signal, () =>
       this.#target.listPaginated({
@@ -326,7 +222,7 @@ export class PineconeDriver implements VectorDriver<PineconeFilter> {
     const ids = (page.vectors ?? []).flatMap((item) => (item.id ? [item.id] : []));
     const fetched = new Map((await this.#fetch(ids, 'list', signal)).map((record) => [record.id, record]));
     const records = ids.flatMap((id) => fetched.get(id) ?? []);
-    const chunks = await this.#toChunks(records, signal);
+    const chunks = await this.#records.toChunks(records, signal);
     const vectors = includeVectors
       ? records.map((record) => Float32Array.from(record.values ?? []))
       : undefined;
@@ -334,35 +230,12 @@ export class PineconeDriver implements VectorDriver<PineconeFilter> {
   }
 
   get #target(): Index {
-    if (this.#index === undefined)
-      throw new BackendError({ backend: BACKEND, operation: 'connect', message: 'the driver is not open' });
-    return this.#index;
+    if (this.#index) return this.#index;
+    throw new BackendError({ backend: BACKEND, operation: 'connect', message: 'the driver is not open' });
   }
 
-  /** One request, bounded by `timeoutMs` and retried per `retry`; retries reported to `onRetry` and the logger. */
   #request<T>(operation: string, signal: AbortSignal | undefined, call: () => Promise<T>): Promise<T> {
-    const { onRetry, logger, timeoutMs = 30_000 } = this.#settings;
-    let state: AttemptState | undefined;
-    const attempt = (attemptSignal: AbortSignal) => {
-      state = { signal: attemptSignal };
-      return attemptStorage.run(state, call);
-    };
-    return withRetry(() => withTimeout(attempt, { timeoutMs, signal, backend: BACKEND, operation }), {
-      backend: BACKEND,
-      operation,
-      retry: this.#retry,
-      signal,
-      classify: (error) => classifyPineconeError(error, state, this.#redact),
-      onRetry: (event) => {
-        onRetry?.(event);
-        const { attempt: failed, attempts, reason, delayMs } = event;
-        logger?.warn?.(
-          this.#redact(
-            `${BACKEND} ${operation}: attempt ${failed} of ${attempts} failed (${reason}); retrying in ${delayMs} ms`,
-          ),
-        );
-      },
-    });
+    return this.#requests.run(operation, signal, call);
   }
 
   async #fetch(
@@ -379,110 +252,4 @@ export class PineconeDriver implements VectorDriver<PineconeFilter> {
     }
     return found;
   }
-
-  /** The chunks of fetched or matched records, texts from the metadata or the text store; `onMissing` counts those without. */
-  async #toChunks(
-    records: readonly FetchedRecord[],
-    signal: AbortSignal | undefined,
-    onMissing?: (count: number) => void,
-  ): Promise<Chunk[]> {
-    const { textStore } = this.#settings;
-    const texts =
-      textStore && records.length > 0
-        ? await textStore.getTexts(
-            records.map(({ id }) => id),
-            { signal },
-          )
-        : undefined;
-    let missing = 0;
-    const chunks = records.map(({ id, metadata }) => {
-      const { chunk, text } = fromPineconeMetadata(id, metadata, this.#layout);
-      const found = texts ? texts.get(id) : text;
-      if (found === undefined) missing++;
-      return { ...chunk, text: found ?? '' };
-    });
-    if (missing > 0) onMissing?.(missing);
-    return chunks;
-  }
-
-  #toWire(record: VectorRecord): PineconeWireRecord | string {
-    const metadata = toPineconeMetadata(record, this.#layout);
-    if (typeof metadata === 'string') return metadata;
-    const wire: PineconeWireRecord = { id: record.id, values: Array.from(record.vector) };
-    if (Object.keys(metadata).length > 0) wire.metadata = metadata;
-    return wire;
-  }
-
-  #problemOf(record: VectorRecord, envelopeBytes: number): string | undefined {
-    if (record.id.length > limits.maxIdLength) {
-      return `the id has ${record.id.length} characters; Pinecone allows ${limits.maxIdLength}`;
-    }
-    if (record.vector.every((value) => value === 0)) {
-      return 'the vector is all zeros; Pinecone refuses dense vectors without a non-zero value';
-    }
-    const wire = this.#toWire(record);
-    if (typeof wire === 'string') return wire;
-    const metadataBytes = Buffer.byteLength(JSON.stringify(wire.metadata ?? {}));
-    const { maxMetadataBytes, maxRequestBytes } = this.#limits;
-    if (metadataBytes > maxMetadataBytes) {
-      const textBytes = this.#layout.textKey === undefined ? 0 : Buffer.byteLength(record.text);
-      return `its Pinecone metadata would be ${metadataBytes} bytes (the text ${textBytes} of them); Pinecone allows ${maxMetadataBytes} per record: shorten the text or metadata, or keep texts elsewhere with the textStore setting`;
-    }
-    const bytes = recordBytes(wire);
-    if (envelopeBytes + bytes > maxRequestBytes)
-      return `the record is ${bytes} bytes, more than one request may carry (${maxRequestBytes})`;
-    return undefined;
-  }
-
-  #createClient(): Pinecone {
-    const apiKey = this.#apiKey() as string;
-    this.#secrets.add(apiKey);
-    const controllerHostUrl = this.#settings.controllerHostUrl ?? readEnv('PINECONE_CONTROLLER_HOST');
-    // The driver retries (with Retry-After and timeouts); the client's own retries would multiply them.
-    return new Pinecone({
-      apiKey,
-      ...(controllerHostUrl ? { controllerHostUrl } : {}),
-      maxRetries: 0,
-      fetchApi: observingFetch(),
-    });
-  }
-
-  #addSecret(read: () => unknown): void {
-    try {
-      const secret = read();
-      if (typeof secret === 'string') this.#secrets.add(secret);
-    } catch {
-      // a client without a readable key has none to hide
-    }
-  }
-}
-
-function refuse(argument: string, value: unknown, message: string): never {
-  throw new InvalidArgumentError({ argument, value, message });
-}
-
-function toZerdaMetric(metric: string, argument: string): DistanceMetric {
-  const known: Record<string, DistanceMetric> = { cosine: 'cosine', dotproduct: 'dot', euclidean: 'l2' };
-  const found = known[metric] ?? Object.values(known).find((zerda) => zerda === metric);
-  return found ?? refuse(argument, metric, "expected 'cosine', 'dot' ('dotproduct') or 'l2' ('euclidean')");
-}
-
-/** The setting, or its default, checked to be an integer from 1 to `maximum`. */
-function limitedInteger(
-  argument: string,
-  value: number | undefined,
-  fallback: number,
-  maximum = fallback,
-): number {
-  if (value === undefined) return fallback;
-  if (!(Number.isSafeInteger(value) && value >= 1 && value <= maximum)) {
-    refuse(argument, value, `expected an integer from 1 to ${maximum}`);
-  }
-  return value;
-}
-
-/** The namespace an injected index handle targets (the client keeps it in `target`). */
-function namespaceOfHandle(index: Index | undefined): string | undefined {
-  const target = (index as unknown as { target?: { namespace?: unknown } } | undefined)?.target;
-  return typeof target?.namespace === 'string' ? target.namespace : undefined;
 }

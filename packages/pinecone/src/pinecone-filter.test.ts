@@ -1,11 +1,6 @@
-import { evaluateFilter, FilterError, type FilterNode, parseFilter, resolveFilter } from '@zerda/core';
-import {
-  filterNodeArbitrary,
-  filterNodeArbitraryWith,
-  filterRecordArbitrary,
-  toStoredMetadata,
-} from '@zerda/core/testing';
-import fc from 'fast-check';
+import { FilterError, type FilterRecord, parseFilter } from '@zerda/core';
+import { toStoredMetadata } from '@zerda/core/testing';
+import { testFilterConvention } from '@zerda/testing';
 import { describe, expect, it } from 'vitest';
 import {
   createPineconeFilterConvention,
@@ -81,70 +76,14 @@ describe('pineconeFilterConvention', () => {
  * evaluator, under both of Pinecone's `$ne` behaviours), intersected with what the residual
  * selects client-side, is exactly what Zerda's reference evaluator selects.
  */
-const runs = { numRuns: 300 };
-const recordList = fc.array(filterRecordArbitrary({ arrays: true }), { minLength: 1, maxLength: 10 });
-// Filters over every field, and over few fields so that conditions on one field meet often.
-const filterKinds: Array<[string, fc.Arbitrary<FilterNode>]> = [
-  ['any field', filterNodeArbitrary],
-  ['two fields', filterNodeArbitraryWith({ fields: ['a', 'docId'], strings: ['x', 'd1', 'd2'] })],
-  ['docId only', filterNodeArbitraryWith({ fields: ['docId'], strings: ['d1', 'd2', 'd3'] })],
-  [
-    'docId equality and membership',
-    filterNodeArbitraryWith({ fields: ['docId'], strings: ['d1', 'd2', 'd3'], leaves: ['eq', 'in'] }),
-  ],
-  [
-    'numbers on one field',
-    filterNodeArbitraryWith({ fields: ['a'], leaves: ['eq', 'ne', 'range', 'in', 'nin'] }),
-  ],
-];
-
-describe.each([false, true])(
-  'pinecone convention, $ne/$nin matching missing fields: %s',
-  (negationsMatchMissing) => {
-    const evaluate = (native: PineconeFilter, record: Parameters<typeof evaluateFilter>[1]) =>
-      evaluatePineconeFilter(native, toStoredMetadata(record), { negationsMatchMissing });
-
-    it.each(filterKinds)(
-      'translates each pushable filter into one selecting what Zerda selects (%s)',
-      (_kind, filters) => {
-        fc.assert(
-          fc.property(filters, recordList, (node, records) => {
-            if (!pinecone.canPushDown(node)) return;
-            const native = pinecone.translate(node);
-            for (const record of records) expect(evaluate(native, record)).toBe(evaluateFilter(node, record));
-          }),
-          runs,
-        );
-      },
-    );
-
-    it.each(filterKinds)(
-      'native AND residual selects exactly what the whole filter selects (%s)',
-      (_kind, filters) => {
-        fc.assert(
-          fc.property(filters, recordList, (node, records) => {
-            const resolved = resolveFilter({ filterConvention: pinecone }, node);
-            expect(resolved.native === undefined).toBe(resolved.pushed === undefined);
-            if (resolved.native !== undefined) expect(resolved.native.convention).toBe('pinecone');
-            expect(resolved.warnings.length).toBe(resolved.residual === undefined ? 0 : 1);
-            for (const record of records) {
-              const backend =
-                resolved.native === undefined || evaluate(resolved.native.filter as PineconeFilter, record);
-              const client = resolved.residual === undefined || evaluateFilter(resolved.residual, record);
-              expect(backend && client).toBe(evaluateFilter(node, record));
-            }
-          }),
-          runs,
-        );
-      },
-    );
+const semantics = (negationsMatchMissing: boolean) => (native: PineconeFilter, record: FilterRecord) =>
+  evaluatePineconeFilter(native, toStoredMetadata(record), { negationsMatchMissing });
+testFilterConvention({
+  convention: pinecone,
+  semantics: {
+    '$ne/$nin not matching missing fields': semantics(false),
+    '$ne/$nin matching missing fields': semantics(true),
   },
-);
-
-it('pushes down a good share of random filters (the generators are not vacuous)', () => {
-  const sample = fc.sample(filterNodeArbitrary, { numRuns: 2000, seed: 42 });
-  const pushed = sample.filter(
-    (node) => resolveFilter({ filterConvention: pinecone }, node).pushed !== undefined,
-  );
-  expect(pushed.length).toBeGreaterThan(400);
+  records: { arrays: true },
+  minPushed: 400,
 });

@@ -9,8 +9,9 @@ import { unusedPort } from './test-utils/loopback-pinecone.js';
 import { paddedDriver } from './test-utils/padded-store.js';
 
 // The conformance suite against the real Pinecone service, in namespaces of one existing dense
-// index (created beforehand, any metric, dimension at least 66). Runs only when the environment
-// names it; each store gets its own namespace, deleted after the test.
+// index (created beforehand, any metric, dimension at least 66; a dotproduct one runs the sparse
+// tests too). Runs only when the environment names it; each store gets its own namespace, deleted
+// after the test.
 //
 //   PINECONE_API_KEY=... PINECONE_INDEX=my-test-index npx vitest run packages/pinecone
 
@@ -37,13 +38,14 @@ describe.skipIf(!live)(title, () => {
   testVectorDatabase({
     name: 'pinecone (live)',
     // The index's vectors are longer than the suite's: a driver zero-pads them (see paddedDriver).
-    create: async ({ dimension, embedder }) => {
+    create: async ({ dimension, embedder, sparse }) => {
       const namespace = `zerda-${runId}-${++serial}`;
       const inner = createPineconeStore({
         ...clientSettings,
         indexName: indexName!,
         ...(description?.host ? { host: description.host } : {}),
         namespace,
+        ...(sparse ? { sparse } : {}),
       }).driver;
       await inner.open();
       const store = createVectorStore(paddedDriver(inner, dimension), { embedder, dimension });
@@ -63,6 +65,8 @@ describe.skipIf(!live)(title, () => {
       metrics: [metric],
       deletion: true,
       arrayMetadata: true,
+      // Pinecone queries sparse values on dotproduct indexes only.
+      ...(metric === 'dot' ? { sparse: { hybrid: true } } : {}),
       unreachable: async ({ dimension }) =>
         createPineconeStore({
           apiKey: apiKey!,

@@ -1,6 +1,15 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { STATUS_CODES } from 'node:http';
-import { isRetryableStatus, parseRetryAfter, type RetryFailure } from '@zerda/core/backend';
+import { Pinecone } from '@pinecone-database/pinecone';
+import {
+  isRetryableStatus,
+  parseRetryAfter,
+  type ResolvedRetrySettings,
+  type RetryEvent,
+  type RetryFailure,
+  withRetry,
+  withTimeout,
+} from '@zerda/core/backend';
 
 /*
  * What is Pinecone-specific about a request: the client turns responses into errors without their
@@ -9,6 +18,74 @@ import { isRetryableStatus, parseRetryAfter, type RetryFailure } from '@zerda/co
  * Retry-After it saw; `classifyPineconeError` reads that (or the client's error classes) for core's
  * `withRetry`; `scrubSecrets` takes the API key out of every error before anyone sees it.
  */
+
+export interface RequestSettings {
+  retry: ResolvedRetrySettings;
+  timeoutMs: number;
+  onRetry?: ((event: RetryEvent) => void) | undefined;
+  logger?: { warn?(message: string): void } | undefined;
+}
+
+/**
+ * Runs the driver's requests: each bounded by `timeoutMs` and retried per `retry`, retries
+ * reported to `onRetry` and the logger, every secret it knows of redacted from what it reports.
+ * ES private fields: util.inspect and JSON.stringify never show a key.
+ */
+export class PineconeRequests {
+  readonly #secrets = new Set<string>();
+  readonly #redact = redactor(this.#secrets);
+  readonly #settings: RequestSettings;
+
+  constructor(settings: RequestSettings) {
+    this.#settings = settings;
+  }
+
+  /** Remembers a secret to redact; `read` may throw (a client without a readable key has none to hide). */
+  addSecret(read: () => unknown): void {
+    try {
+      const secret = read();
+      if (typeof secret === 'string') this.#secrets.add(secret);
+    } catch {
+      // nothing to hide
+    }
+  }
+
+  /** A client whose requests this runner observes; the driver retries, so the client does not (they would multiply). */
+  createClient(apiKey: string, controllerHostUrl: string | undefined): Pinecone {
+    this.#secrets.add(apiKey);
+    return new Pinecone({
+      apiKey,
+      ...(controllerHostUrl ? { controllerHostUrl } : {}),
+      maxRetries: 0,
+      fetchApi: observingFetch(),
+    });
+  }
+
+  run<T>(operation: string, signal: AbortSignal | undefined, call: () => Promise<T>): Promise<T> {
+    const { onRetry, logger, timeoutMs, retry } = this.#settings;
+    let state: AttemptState | undefined;
+    const attempt = (attemptSignal: AbortSignal) => {
+      state = { signal: attemptSignal };
+      return attemptStorage.run(state, call);
+    };
+    return withRetry(() => withTimeout(attempt, { timeoutMs, signal, backend: 'pinecone', operation }), {
+      backend: 'pinecone',
+      operation,
+      retry,
+      signal,
+      classify: (error) => classifyPineconeError(error, state, this.#redact),
+      onRetry: (event) => {
+        onRetry?.(event);
+        const { attempt: failed, attempts, reason, delayMs } = event;
+        logger?.warn?.(
+          this.#redact(
+            `pinecone ${operation}: attempt ${failed} of ${attempts} failed (${reason}); retrying in ${delayMs} ms`,
+          ),
+        );
+      },
+    });
+  }
+}
 
 /** What one attempt learns about its HTTP exchange. */
 export interface AttemptState {

@@ -13,14 +13,9 @@ import {
 } from '@zerda/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PineconeFilter, pineconeFilterConvention } from './pinecone-filter.js';
-import {
-  HINTS_KEY,
-  packUpsertBatches,
-  pineconeLimits,
-  recordBytes,
-  upsertEnvelopeBytes,
-} from './pinecone-records.js';
+import { packUpsertBatches, pineconeLimits, recordBytes, upsertEnvelopeBytes } from './pinecone-records.js';
 import { createPineconeStore } from './pinecone-store.js';
+import { HINTS_KEY } from './record-codec.js';
 import { type LoopbackPinecone, startLoopbackPinecone } from './test-utils/loopback-pinecone.js';
 import { connectedLoopbackStore, fastRetry, loopbackStore } from './test-utils/store-factory.js';
 import { createMapTextStore } from './text-store.js';

@@ -1,8 +1,9 @@
-export type { PostgresDriver, QueryFunction } from './postgres-driver.js';
+export type { PostgresDriver } from './postgres-driver.js';
 export { type PostgresFilter, postgresFilterConvention } from './postgres-filter.js';
-export {
-  createPostgresStore,
-  type PostgresStore,
-  type PostgresStoreSettings,
-  type Queryable,
-} from './postgres-store.js';
+export type {
+  PostgresSparseSettings,
+  PostgresStoreSettings,
+  Queryable,
+  QueryFunction,
+} from './postgres-settings.js';
+export { createPostgresStore, type PostgresStore } from './postgres-store.js';

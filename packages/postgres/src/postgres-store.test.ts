@@ -18,7 +18,7 @@ afterAll(async () => {
 for (const index of ['hnsw', 'exact'] as const) {
   testVectorDatabase<PostgresStore>({
     name: `postgres (PGlite, ${index})`,
-    create: ({ dimension, metric, embedder }) =>
+    create: ({ dimension, metric, embedder, sparse }) =>
       createPostgresStore({
         pglite: db,
         table: freshTable(),
@@ -26,13 +26,20 @@ for (const index of ['hnsw', 'exact'] as const) {
         metric,
         embedder,
         index,
+        sparse,
         // Small, so that the batching is exercised.
         maxBatchSize: 50,
       }),
     destroy: async (store) => {
       await db.query(`DROP TABLE IF EXISTS ${store.driver.table}`);
     },
-    capabilities: { metrics: ['cosine', 'l2', 'dot'], deletion: true, arrayMetadata: true },
+    capabilities: {
+      metrics: ['cosine', 'l2', 'dot'],
+      deletion: true,
+      arrayMetadata: true,
+      // Ranked by Postgres; hybrid queries are fused in Zerda.
+      sparse: { hybrid: false },
+    },
   });
 }
 

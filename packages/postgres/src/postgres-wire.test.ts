@@ -3,7 +3,8 @@ import { BackendError } from '@zerda/core';
 import { testVectorDatabase } from '@zerda/testing';
 import pg from 'pg';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { createPostgresStore, type PostgresStore, type PostgresStoreSettings } from './postgres-store.js';
+import type { PostgresStoreSettings } from './postgres-settings.js';
+import { createPostgresStore, type PostgresStore } from './postgres-store.js';
 import { freePort, freshTable } from './test-utils/databases.js';
 
 // One pool for every store, as an application shares it (one connection: PGlite is one session).
@@ -15,13 +16,14 @@ afterAll(async () => {
 // The conformance suite through the real pg client, over Postgres's wire protocol.
 testVectorDatabase<PostgresStore>({
   name: 'postgres (pg client over the wire)',
-  create: ({ dimension, metric, embedder }) =>
+  create: ({ dimension, metric, embedder, sparse }) =>
     createPostgresStore({
       pool,
       table: freshTable(),
       dimension,
       metric,
       embedder,
+      sparse,
       maxBatchSize: 50,
       timeoutMs: 10_000,
     }),
@@ -32,6 +34,7 @@ testVectorDatabase<PostgresStore>({
     metrics: ['cosine', 'l2', 'dot'],
     deletion: true,
     arrayMetadata: true,
+    sparse: { hybrid: false },
     // Nothing listens on the port: connection refused, retried once, within the timeout.
     unreachable: async ({ dimension, metric }) =>
       createPostgresStore({

@@ -2,6 +2,12 @@
 // contributor's) runs `testVectorDatabase` against its real database.
 
 export {
+  type FilterConventionTestOptions,
+  type FilterKind,
+  randomFilterKinds,
+  testFilterConvention,
+} from './filter-convention-tests.js';
+export {
   comparableChunk,
   conformanceEmbedder,
   expectedSimilarity,

@@ -4,6 +4,7 @@ import { createSuiteContext } from './context.js';
 import { filterTests } from './filter-tests.js';
 import { inputTests } from './input-tests.js';
 import { scoreTests } from './score-tests.js';
+import { sparseTests } from './sparse-tests.js';
 import { storageTests } from './storage-tests.js';
 import type { TestVectorDatabaseOptions } from './types.js';
 
@@ -27,6 +28,7 @@ export function testVectorDatabase<Store extends VectorDatabase>(
     scoreTests(ctx);
     filterTests(ctx);
     inputTests(ctx);
+    sparseTests(ctx);
     if (options.additionalTests) describe('additional tests', options.additionalTests);
   });
 }

@@ -11,6 +11,8 @@ export interface ConformanceCreateOptions {
    * without `embeddings` and for text queries.
    */
   embedder?: Embedder;
+  /** Given only to the sparse-vector tests: create the store with sparse vectors enabled. */
+  sparse?: boolean;
 }
 
 /** What the backend under test can do; optional abilities gate their tests (`it.skipIf`). */
@@ -36,6 +38,12 @@ export interface ConformanceCapabilities {
   unreachable?: (options: ConformanceCreateOptions) => VectorDatabase | Promise<VectorDatabase>;
   /** Bound for the unreachable tests, in ms (default 10_000). */
   unreachableTimeoutMs?: number;
+  /**
+   * `create({ sparse: true })` makes a store with sparse vectors (`capabilities.sparse`), and
+   * whether it fuses dense and sparse in the database (`searchHybrid`). Omitted: the sparse tests
+   * are skipped (and reported as skipped).
+   */
+  sparse?: { hybrid: boolean };
 }
 
 export interface TestVectorDatabaseOptions<Store extends VectorDatabase = VectorDatabase> {

@@ -25,6 +25,8 @@ export type {
   DriverQueryOptions,
   RecordProblem,
   ScoreConversion,
+  SparseCapabilities,
+  SparseVector,
   VectorDriver,
   VectorRecord,
 } from '../vector/driver.js';

@@ -4,22 +4,25 @@ import { compileFilter, type FilterInput, parseFilter } from '../filter/index.js
 import { BM25Index, KeywordRetriever } from '../keyword/index.js';
 import { type Chunk, normalizeChunks, type SearchResult, type Warning } from '../model/index.js';
 import {
-  BaseRetriever,
+  type BaseRetriever,
   type BatchRetrieveOptions,
   HybridRetriever,
   type HybridRetrieverOptions,
   type RerankHook,
-  type RetrieveChunksOptions,
-  type RetrievedChunks,
 } from '../retriever/index.js';
 import type { Analyzer } from '../text/index.js';
+import { arenaImageVectors, decodeArenaImage } from '../vector/arena-image.js';
 import type { VectorDriver } from '../vector/driver.js';
 import { InMemoryVectorStore } from '../vector/in-memory-vector-store.js';
 import type { VectorDatabase } from '../vector/vector-database.js';
 import { VectorRetriever } from '../vector/vector-retriever.js';
 import { toVectorStore } from '../vector/vector-store.js';
+import { decodeChunkTable, encodeChunkTable } from './chunk-table.js';
+import { DATABASE_STATE_FORMAT, DatabaseCollection } from './database-collection.js';
 import { decodeRecord, encodeRecord, type LogRecord } from './log-records.js';
+import { RerankedRetriever } from './reranked-retriever.js';
 import { type CollectionStorage, createMemoryStorage, type StorageLock } from './storage.js';
+import { chunksInRowOrder, encodeRowOrder, storeRowOrder } from './vector-order.js';
 
 export type RetrievalMode = 'keyword' | 'vector' | 'hybrid';
 
@@ -34,8 +37,19 @@ export interface CollectionSettings {
   analyzer?: Analyzer;
   k1?: number;
   b?: number;
-  /** Hybrid fusion: a method or a fusion setting (see HybridRetriever). */
-  fusion?: HybridRetrieverOptions['fusion'];
+  /**
+   * Where the keyword side (BM25) lives: 'memory' (default), an index in this process; 'database',
+   * sparse vectors beside the dense ones in a store that has them (Postgres, Pinecone), so keyword
+   * and hybrid retrieval run as database queries (see DatabaseCollection and the README's scale path).
+   */
+  keyword?: 'memory' | 'database';
+  /**
+   * Hybrid fusion: a method or a fusion setting (see HybridRetriever), or 'database' (keyword
+   * 'database' only): the database fuses in one sparse-dense query (`searchHybrid`), weighted by `alpha`.
+   */
+  fusion?: HybridRetrieverOptions['fusion'] | 'database';
+  /** With fusion 'database': the dense score's weight, the BM25 score getting `1 - alpha` (default 0.5). */
+  alpha?: number;
   /** Re-scores candidates of every retrieval. */
   reranker?: RerankHook;
   /** Refuse filters the backend cannot evaluate whole. */
@@ -74,11 +88,18 @@ export interface CollectionOpenReport {
 }
 
 const STATE_FORMAT = 'zerda.collection';
-const STATE_VERSION = 1;
+/**
+ * 3: core's in-memory store's vectors as its memory holds them ('vector-arena', see
+ * vector/arena-image.ts, with 'vector-order' when its rows are in another order than the chunks);
+ * other stores' still as float32 rows ('vectors'). 2: the chunks as a binary table ('chunks', see
+ * chunk-table.ts). 1: the chunks as JSON lines ('keyword-chunks'). 1 and 2 are still read; the
+ * next snapshot writes version 3.
+ */
+const STATE_VERSION = 3;
 
 interface CollectionState {
   format: typeof STATE_FORMAT;
-  version: typeof STATE_VERSION;
+  version: 1 | 2 | typeof STATE_VERSION;
   store: { name: string; metric: string; dimension: number | undefined };
   analyzer: string;
   count: number;
@@ -90,8 +111,13 @@ interface CollectionState {
  * Opens (or creates) a collection: one object over a corpus in a vector database and a BM25 index,
  * kept consistent and durable. See `Collection`.
  */
-export async function openCollection(settings: CollectionSettings): Promise<Collection> {
-  const collection = new Collection(settings);
+export async function openCollection(
+  settings: CollectionSettings & { keyword: 'database' },
+): Promise<DatabaseCollection>;
+export async function openCollection(settings: CollectionSettings): Promise<Collection>;
+export async function openCollection(settings: CollectionSettings): Promise<Collection | DatabaseCollection> {
+  const collection =
+    settings?.keyword === 'database' ? new DatabaseCollection(settings) : new Collection(settings);
   await collection.open(settings.signal);
   return collection;
 }
@@ -117,6 +143,8 @@ export class Collection {
 
   readonly #settings: CollectionSettings;
   readonly #keepsVectors: boolean;
+  /** A volatile storage under a store that keeps nothing: no log (it would only repeat the store), a snapshot on close. */
+  readonly #logless: boolean;
   readonly #checkpointEvery: number;
   #keyword: KeywordRetriever;
   #retrievers: Record<RetrievalMode, BaseRetriever>;
@@ -138,10 +166,27 @@ export class Collection {
         message: 'expected an object with a store',
       });
     }
+    if (settings.keyword !== undefined && settings.keyword !== 'memory') {
+      throw new InvalidArgumentError({
+        argument: 'keyword',
+        value: settings.keyword,
+        message:
+          "a Collection keeps its keyword side in memory; openCollection({ keyword: 'database' }) makes a DatabaseCollection",
+      });
+    }
+    if (settings.fusion === 'database') {
+      throw new InvalidArgumentError({
+        argument: 'fusion',
+        value: settings.fusion,
+        message:
+          "fusion 'database' needs the keyword side in the database (keyword: 'database') and a store that fuses (searchHybrid)",
+      });
+    }
     this.store = toVectorStore(settings.store, 'store');
     this.storage = settings.storage ?? createMemoryStorage();
     this.#settings = settings;
     this.#keepsVectors = !this.store.capabilities.persistent;
+    this.#logless = this.storage.volatile === true && this.#keepsVectors;
     this.#checkpointEvery = settings.checkpointEvery ?? 1000;
     if (!(Number.isSafeInteger(this.#checkpointEvery) && this.#checkpointEvery > 0)) {
       throw new InvalidArgumentError({
@@ -209,11 +254,17 @@ export class Collection {
         written = known;
       }
       const done = chunks.filter((chunk) => written.has(chunk.id));
-      const doneVectors = this.#keepsVectors
-        ? chunks.flatMap((chunk, i) =>
-            written.has(chunk.id) ? [Float32Array.from(vectors[i] as ArrayLike<number>)] : [],
-          )
-        : undefined;
+      const doneVectors =
+        this.#keepsVectors && !this.#logless
+          ? chunks.flatMap((chunk, i) => {
+              if (!written.has(chunk.id)) return [];
+              const vector = vectors[i];
+              // encodeRecord copies the bytes out, so a float32 vector needs no copy of its own here.
+              return [
+                vector instanceof Float32Array ? vector : Float32Array.from(vector as ArrayLike<number>),
+              ];
+            })
+          : undefined;
       await this.#append({ t: 'add', seq, chunks: done, ...(doneVectors ? { vectors: doneVectors } : {}) });
       this.#applyAdd(done, ids);
       await this.#maybeCheckpoint();
@@ -353,7 +404,9 @@ export class Collection {
   async close(): Promise<void> {
     if (this.#closed) return;
     await this.#writes.catch(() => undefined);
-    if (this.#lock !== undefined && this.#hidden.size === 0) await this.#checkpoint();
+    // Logless, the snapshot is the only record, taken even with writes unsettled: their ids are in
+    // neither side of it (a store that keeps nothing loses them with the process anyway).
+    if (this.#lock !== undefined && (this.#hidden.size === 0 || this.#logless)) await this.#checkpoint();
     this.#closed = true;
     await this.#lock?.release();
     this.#lock = undefined;
@@ -377,6 +430,10 @@ export class Collection {
   }
 
   async #append(record: LogRecord): Promise<void> {
+    if (this.#logless) return;
+    // A store that keeps nothing loses an interrupted write with the process, so its intent is
+    // never settled on open: not written (one flush less per write).
+    if (record.t === 'intent' && this.#keepsVectors) return;
     await this.storage.appendLog(encodeRecord(record));
     this.#logSize++;
   }
@@ -476,16 +533,37 @@ export class Collection {
     const encoder = new TextEncoder();
     const blobs = new Map<string, Uint8Array>([
       ['keyword-index', this.#keyword.index.serialize()],
-      ['keyword-chunks', encoder.encode(chunks.map((chunk) => JSON.stringify(chunk)).join('\n'))],
+      ['chunks', encodeChunkTable(chunks)],
     ]);
-    const vectors = state.vectors ? await this.#vectorsInOrder(chunks) : undefined;
+    const vectors = state.vectors ? await this.#vectorBlobs(chunks) : undefined;
     // A store that lists chunks but not their vectors: the snapshot says so, and they are embedded
     // again from the texts when it is restored (never zeros in their place).
     if (vectors === undefined) state.vectors = false;
-    else blobs.set('vectors', vectors);
+    else for (const [key, bytes] of vectors) blobs.set(key, bytes);
     blobs.set('state', encoder.encode(JSON.stringify(state)));
     await this.storage.commitSnapshot(blobs);
     this.#logSize = 0;
+  }
+
+  /**
+   * The store's vectors as snapshot blobs, or undefined when the store does not return a vector for
+   * every chunk. Core's in-memory store: its memory's regions as they are ('vector-arena', one copy
+   * each, nothing converted), with its row order when that is not the order of `chunks`
+   * ('vector-order'). Any other store: float32 rows in the order of `chunks` ('vectors').
+   */
+  async #vectorBlobs(chunks: Chunk[]): Promise<Map<string, Uint8Array> | undefined> {
+    if (this.store instanceof InMemoryVectorStore) {
+      const arena = this.store.snapshotArena();
+      const order = arena === undefined ? undefined : storeRowOrder(arena.chunks, chunks);
+      if (arena !== undefined && order !== undefined) {
+        const blobs = new Map([['vector-arena', arena.bytes]]);
+        if (order !== null) blobs.set('vector-order', encodeRowOrder(order));
+        return blobs;
+      }
+    }
+    // The store holds ids the collection does not (writes left unsettled at close): rows copied.
+    const vectors = await this.#vectorsInOrder(chunks);
+    return vectors === undefined ? undefined : new Map([['vectors', vectors]]);
   }
 
   /**
@@ -619,9 +697,19 @@ export class Collection {
         cause: error,
       });
     }
-    if (state?.format !== STATE_FORMAT || state.version !== STATE_VERSION) {
+    if ((state as { format?: unknown })?.format === DATABASE_STATE_FORMAT) {
       throw new IndexFormatError({
-        message: `Not a Zerda collection of version ${STATE_VERSION}`,
+        message:
+          "This storage holds a collection whose keyword side is in the database: open it with keyword 'database'",
+        path: location,
+      });
+    }
+    if (
+      state?.format !== STATE_FORMAT ||
+      (state.version !== STATE_VERSION && state.version !== 2 && state.version !== 1)
+    ) {
+      throw new IndexFormatError({
+        message: `Not a Zerda collection of version 1 to ${STATE_VERSION}${state?.format === STATE_FORMAT ? ` (it is version ${String(state.version)}, written by another version of Zerda)` : ''}`,
         path: location,
       });
     }
@@ -648,16 +736,24 @@ export class Collection {
       analyzer: this.#keyword.index.analyzer,
       path: location,
     });
-    const lines = text('keyword-chunks');
     let chunks: Chunk[];
-    try {
-      chunks = normalizeChunks(lines.length === 0 ? [] : lines.split('\n').map((line) => JSON.parse(line)));
-    } catch (error) {
-      throw new IndexFormatError({
-        message: 'The collection chunks are corrupt',
-        path: location,
-        cause: error,
-      });
+    if (state.version === 1) {
+      const lines = text('keyword-chunks');
+      try {
+        chunks = normalizeChunks(lines.length === 0 ? [] : lines.split('\n').map((line) => JSON.parse(line)));
+      } catch (error) {
+        throw new IndexFormatError({
+          message: 'The collection chunks are corrupt',
+          path: location,
+          cause: error,
+        });
+      }
+    } else {
+      const table = snapshot.get('chunks');
+      if (table === undefined)
+        throw new IndexFormatError({ message: "The collection snapshot has no 'chunks'", path: location });
+      // Validated when they were added; the table's reader checks its structure, the storage its bytes.
+      chunks = decodeChunkTable(table, location);
     }
     this.#keyword = KeywordRetriever.fromParts(index, chunks);
     this.#retrievers = this.#makeRetrievers();
@@ -669,6 +765,8 @@ export class Collection {
         source: 'collection',
         message: `the '${this.store.name}' store cannot list its vectors, so the ${chunks.length} chunks of the snapshot were embedded again`,
       });
+    } else if (this.#keepsVectors && chunks.length > 0 && snapshot.has('vector-arena')) {
+      await this.#restoreArena(snapshot, state, chunks);
     } else if (this.#keepsVectors && chunks.length > 0) {
       const bytes = snapshot.get('vectors');
       const width = state.store.dimension ?? 0;
@@ -678,8 +776,12 @@ export class Collection {
           path: location,
         });
       }
-      const all = new Float32Array(new Uint8Array(bytes).buffer);
       if (this.store instanceof InMemoryVectorStore && (await this.store.count()) === 0) {
+        // Read in place where aligned: the store copies the rows into its own memory.
+        const all =
+          bytes.byteOffset % 4 === 0
+            ? new Float32Array(bytes.buffer, bytes.byteOffset, bytes.byteLength / 4)
+            : new Float32Array(bytes.slice().buffer);
         // Core's own store takes its vectors back as stored, in one copy, without re-checking them.
         this.store.restoreSnapshot({
           metric: this.store.capabilities.metric,
@@ -688,11 +790,48 @@ export class Collection {
           chunks,
         });
       } else {
+        // A copy: another store may keep the arrays it is given, and the storage keeps these bytes.
+        const all = new Float32Array(bytes.slice().buffer);
         const embeddings = chunks.map((_, i) => all.subarray(i * width, (i + 1) * width));
         await this.store.add(chunks, { embeddings });
       }
     }
     return chunks.length;
+  }
+
+  /**
+   * Restores the in-memory store's arena image: checked against the state and the chunks (sizes and
+   * structure; the storage has checked the bytes), then each region copied once into the store's
+   * memory, with no per-row work. Another store (or a store not empty) gets the vectors as rows.
+   */
+  async #restoreArena(
+    snapshot: Map<string, Uint8Array>,
+    state: CollectionState,
+    chunks: Chunk[],
+  ): Promise<void> {
+    const location = this.storage.location;
+    const bytes = snapshot.get('vector-arena') as Uint8Array;
+    const image = decodeArenaImage(bytes, location);
+    const { layout } = image;
+    if (
+      layout.count !== chunks.length ||
+      layout.dimension !== state.store.dimension ||
+      layout.metric !== state.store.metric
+    ) {
+      throw new IndexFormatError({
+        message: `The collection's vector image holds ${layout.count} ${layout.metric} vectors of dimension ${layout.dimension}, its state ${chunks.length} chunks of ${state.store.metric} vectors of dimension ${String(state.store.dimension)}`,
+        path: location,
+      });
+    }
+    const rows = chunksInRowOrder(snapshot.get('vector-order'), chunks, location);
+    if (this.store instanceof InMemoryVectorStore && (await this.store.count()) === 0) {
+      this.store.restoreArena({ bytes, chunks: rows }, { path: location });
+      return;
+    }
+    const vectors = arenaImageVectors(image);
+    const width = layout.dimension;
+    const embeddings = rows.map((_, row) => vectors.subarray(row * width, (row + 1) * width));
+    await this.store.add(rows, { embeddings });
   }
 
   // --- parts ---------------------------------------------------------------------------------
@@ -718,7 +857,7 @@ export class Collection {
     const hybrid = new HybridRetriever({
       keyword: this.#keyword,
       vector,
-      ...(fusion ? { fusion } : {}),
+      ...(fusion && fusion !== 'database' ? { fusion } : {}),
       ...(reranker ? { reranker } : {}),
     });
     return {
@@ -726,27 +865,5 @@ export class Collection {
       vector: reranker ? new RerankedRetriever(vector, reranker) : vector,
       hybrid,
     };
-  }
-}
-
-/** A retriever's results through a reranker (fetchK candidates, reranked, truncated), by BaseRetriever. */
-class RerankedRetriever extends BaseRetriever {
-  readonly name: string;
-
-  constructor(
-    private readonly inner: BaseRetriever,
-    reranker: RerankHook,
-  ) {
-    super({ reranker });
-    this.name = inner.name;
-  }
-
-  protected async retrieveChunks(
-    query: string,
-    k: number,
-    options: RetrieveChunksOptions,
-  ): Promise<RetrievedChunks> {
-    const result = await this.inner.retrieve(query, { k, ...options });
-    return { hits: result.hits, total: result.total, warnings: result.warnings };
   }
 }

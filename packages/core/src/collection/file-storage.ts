@@ -1,19 +1,18 @@
-import { type FileHandle, mkdir, open, readdir, readFile, rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { type FileHandle, mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { IndexFormatError, InvalidArgumentError, StorageLockedError } from '../errors/index.js';
-import {
-  type DataFileReference,
-  readDataFile,
-  readManifestText,
-  writeManifestSaveFiles,
-} from '../util/manifest-save.js';
+import { crc32 } from '../util/crc32.js';
+import { syncDirectory, writeFileDurably } from '../util/durable-files.js';
+import { type DataFileReference, readDataFile, readManifestText } from '../util/manifest-save.js';
 import { type CollectionStorage, frameRecord, type StorageLock, unframeRecords } from './storage.js';
 
 /*
  * A collection folder holds:
- * - `zerda-collection.json`, the manifest: format and version, and the name, size and SHA-256 of
- *   each snapshot blob (`blob-<key>-<random>.bin`) plus the name of the log (`log-<random>.wal`);
+ * - `zerda-collection.json`, the manifest: format and version, and the name, size and CRC-32 of
+ *   each snapshot blob (`blob-<key>-<random>.bin`) plus the name of the log (`log-<random>.wal`)
+ *   (version 1 had a SHA-256 per blob, and is still read; the next commit writes version 2);
  * - the blobs, written once and never changed;
  * - the log, framed records (length, CRC-32, bytes) appended and flushed one by one;
  * - `zerda-collection.lock` while a writer holds the folder (its process id and host).
@@ -23,13 +22,23 @@ import { type CollectionStorage, frameRecord, type StorageLock, unframeRecords }
 const MANIFEST_FILE = 'zerda-collection.json';
 const LOCK_FILE = 'zerda-collection.lock';
 const FORMAT = 'zerda.collection-storage';
-const FORMAT_VERSION = 1;
+/** 2: a CRC-32 per blob (hashing hundreds of megabytes with SHA-256 dominated opening). 1: SHA-256. */
+const FORMAT_VERSION = 2;
 const KEY_PATTERN = /^[a-z0-9-]{1,40}$/;
+const OWN_FILE = /^(blob-[a-z0-9-]+-[0-9a-f]{16}\.bin|log-[0-9a-f]{16}\.wal)$/;
+
+/** A blob as the manifest names it: version 2 carries `crc32`, version 1 `sha256`. */
+interface BlobReference {
+  file: string;
+  bytes: number;
+  crc32?: number;
+  sha256?: string;
+}
 
 interface StorageManifest {
   format: typeof FORMAT;
-  version: typeof FORMAT_VERSION;
-  blobs: Record<string, DataFileReference>;
+  version: 1 | typeof FORMAT_VERSION;
+  blobs: Record<string, BlobReference>;
   log: string;
 }
 
@@ -117,9 +126,43 @@ class FileStorage implements CollectionStorage {
     if (manifest === undefined) return undefined;
     const blobs = new Map<string, Uint8Array>();
     for (const [key, reference] of Object.entries(manifest.blobs)) {
-      blobs.set(key, await readDataFile(this.directory, reference, `'${key}' blob`));
+      blobs.set(
+        key,
+        manifest.version === 1
+          ? await readDataFile(this.directory, reference as DataFileReference, `'${key}' blob`)
+          : await this.#readBlob(key, reference),
+      );
     }
     return blobs;
+  }
+
+  async #readBlob(key: string, reference: BlobReference): Promise<Uint8Array> {
+    const path = join(this.directory, String(reference?.file));
+    if (
+      typeof reference?.file !== 'string' ||
+      !/^blob-[a-z0-9-]+-[0-9a-f]{16}\.bin$/.test(reference.file) ||
+      typeof reference.bytes !== 'number' ||
+      typeof reference.crc32 !== 'number'
+    ) {
+      throw new IndexFormatError({ message: `The manifest's entry for the '${key}' blob is damaged`, path });
+    }
+    let data: Uint8Array;
+    try {
+      data = await readFile(path);
+    } catch (error) {
+      throw new IndexFormatError({
+        message: `The '${key}' blob named by the manifest is missing`,
+        path,
+        cause: error,
+      });
+    }
+    if (data.byteLength !== reference.bytes || crc32(data) !== reference.crc32) {
+      throw new IndexFormatError({
+        message: `The '${key}' blob does not match the manifest (truncated, corrupt or from another save)`,
+        path,
+      });
+    }
+    return data;
   }
 
   async commitSnapshot(blobs: ReadonlyMap<string, Uint8Array>): Promise<void> {
@@ -129,33 +172,56 @@ class FileStorage implements CollectionStorage {
         throw new InvalidArgumentError({ argument: 'key', value: key, message: 'expected [a-z0-9-]' });
     }
     await this.#closeLog();
-    let logName = '';
-    await writeManifestSaveFiles({
-      directory: this.directory,
-      manifestFile: MANIFEST_FILE,
-      files: [
-        ...keys.map((key) => ({
-          prefix: `blob-${key}`,
-          extension: '.bin',
-          data: blobs.get(key) as Uint8Array,
-        })),
-        { prefix: 'log', extension: '.wal', data: new Uint8Array(0) },
-      ],
-      manifest: (references): StorageManifest => {
-        logName = (references[keys.length] as DataFileReference).file;
-        return {
-          format: FORMAT,
-          version: FORMAT_VERSION,
-          blobs: Object.fromEntries(keys.map((key, index) => [key, references[index] as DataFileReference])),
-          log: logName,
-        };
-      },
-      dataFilesOf: (value) => {
-        const manifest = value as Partial<StorageManifest> | null;
-        return [...Object.values(manifest?.blobs ?? {}).map((reference) => reference?.file), manifest?.log];
-      },
-    });
-    this.#logName = logName;
+    // New names for every file of this commit; the previous commit's stay until the manifest moves.
+    const token = randomBytes(8).toString('hex');
+    const previous = await this.#readManifest().catch(() => undefined);
+    const manifest: StorageManifest = {
+      format: FORMAT,
+      version: FORMAT_VERSION,
+      blobs: Object.fromEntries(
+        keys.map((key) => {
+          const data = blobs.get(key) as Uint8Array;
+          return [key, { file: `blob-${key}-${token}.bin`, bytes: data.byteLength, crc32: crc32(data) }];
+        }),
+      ),
+      log: `log-${token}.wal`,
+    };
+    const written = [...Object.values(manifest.blobs).map((reference) => reference.file), manifest.log];
+    const manifestPath = join(this.directory, MANIFEST_FILE);
+    const temporaryManifest = `${manifestPath}.${token}.tmp`;
+    await mkdir(this.directory, { recursive: true });
+    try {
+      // Every file flushed, then the folder (so their names are on disk before anything names
+      // them), then the flushed manifest renamed over the old one: the commit, one atomic step.
+      for (const key of keys) {
+        await writeFileDurably(
+          join(this.directory, `blob-${key}-${token}.bin`),
+          blobs.get(key) as Uint8Array,
+        );
+      }
+      await writeFileDurably(join(this.directory, manifest.log), new Uint8Array(0));
+      await writeFileDurably(temporaryManifest, JSON.stringify(manifest));
+      await syncDirectory(this.directory);
+      await rename(temporaryManifest, manifestPath);
+    } catch (error) {
+      await rm(temporaryManifest, { force: true }).catch(() => undefined);
+      for (const file of written)
+        await rm(join(this.directory, file), { force: true }).catch(() => undefined);
+      throw error;
+    }
+    await syncDirectory(this.directory);
+    this.#logName = manifest.log;
+    if (previous !== undefined) {
+      const current = new Set(written);
+      for (const file of [
+        ...Object.values(previous.blobs).map((reference) => reference?.file),
+        previous.log,
+      ]) {
+        // Only names this storage writes: a damaged manifest never sends a removal elsewhere.
+        if (typeof file !== 'string' || current.has(file) || !OWN_FILE.test(file)) continue;
+        await rm(join(this.directory, file), { force: true }).catch(() => undefined);
+      }
+    }
   }
 
   async appendLog(record: Uint8Array): Promise<void> {
@@ -241,9 +307,9 @@ class FileStorage implements CollectionStorage {
     }
     if (value?.format !== FORMAT)
       throw new IndexFormatError({ message: 'Not a Zerda collection manifest', path });
-    if (value.version !== FORMAT_VERSION) {
+    if (value.version !== FORMAT_VERSION && value.version !== 1) {
       throw new IndexFormatError({
-        message: `Collection storage version ${String(value.version)} is not supported (this version of Zerda reads ${FORMAT_VERSION})`,
+        message: `Collection storage version ${String(value.version)} is not supported (this version of Zerda reads 1 and ${FORMAT_VERSION})`,
         path,
       });
     }

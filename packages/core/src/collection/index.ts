@@ -10,5 +10,10 @@ export {
   openCollection,
   type RetrievalMode,
 } from './collection.js';
+export {
+  DatabaseCollection,
+  type DatabaseCollectionOpenReport,
+  type KeywordDrift,
+} from './database-collection.js';
 export { createIndexedDbStorage, type IndexedDbStorageSettings } from './indexeddb-storage.js';
 export { type CollectionStorage, createMemoryStorage, type StorageLock } from './storage.js';

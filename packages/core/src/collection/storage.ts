@@ -10,6 +10,13 @@ import { crc32 } from '../util/crc32.js';
 export interface CollectionStorage {
   /** Says where, in messages: a folder path, 'memory', ... */
   readonly location: string;
+  /**
+   * True when the state lasts only as long as this object (the memory storage): nothing stored
+   * here outlives the process, so there is no crash to recover from. A collection over such a
+   * storage and a store that keeps nothing either logs nothing (the store already holds what a
+   * log would repeat) and snapshots on close. Absent or false: the storage is durable.
+   */
+  readonly volatile?: boolean;
   /** Takes the one-writer lock; a StorageLockedError names the holder when another writer has it. */
   lock(): Promise<StorageLock>;
   /** The committed snapshot, or undefined when nothing was ever committed here. */
@@ -29,13 +36,18 @@ export interface StorageLock {
   release(): Promise<void>;
 }
 
-/** A storage in memory: the collection's state lasts as long as the object (tests, throwaway indexes). */
+/**
+ * A storage in memory: the collection's state lasts as long as the object (tests, throwaway
+ * indexes). It is `volatile`: a collection over it and a store that keeps nothing appends no log
+ * (so no second copy of the vectors) and leaves its snapshot here when it closes.
+ */
 export function createMemoryStorage(): CollectionStorage {
   let snapshot: Map<string, Uint8Array> | undefined;
   let log: Uint8Array[] = [];
   let locked = false;
   return {
     location: 'memory',
+    volatile: true,
     async lock() {
       if (locked) {
         throw new StorageLockedError({ location: 'memory', holder: 'another collection in this process' });

@@ -3,7 +3,7 @@ import { normalizeChunks } from '../model/index.js';
 import { type Analyzer, defaultAnalyzer } from '../text/index.js';
 import { ensureCapacity } from '../util/growable.js';
 import { type BM25Snapshot, decodeSnapshot, encodeSnapshot } from './bm25-format.js';
-import { type QueryTerm, ScoringScratch, type ScoringView, scoreTopK } from './scorer.js';
+import { type QueryTerms, ScoringScratch, type ScoringView, scoreTopK } from './scorer.js';
 import {
   BuildScratch,
   buildSegment,
@@ -90,6 +90,8 @@ export class BM25Index {
   private segments: Segment[] = [];
   private readonly buildScratch = new BuildScratch();
   private readonly scoringScratch = new ScoringScratch();
+  /** What queries read, rebuilt with the norms after every write. */
+  private view: ScoringView | undefined;
 
   constructor(options: BM25Options = {}) {
     const { k1 = DEFAULT_K1, b = DEFAULT_B } = options;
@@ -151,11 +153,9 @@ export class BM25Index {
       termSequences,
       this.terms.length,
       this.buildScratch,
-      (term, tf, length) => {
-        this.documentFrequency[term] = (this.documentFrequency[term] as number) + 1;
-        if (tf > (this.maxTf[term] as number)) this.maxTf[term] = tf;
-        if (length < (this.minLength[term] as number)) this.minLength[term] = length;
-      },
+      this.lengths,
+      // Already sized to the vocabulary by toTermIds.
+      { documentFrequency: this.documentFrequency, maxTf: this.maxTf, minLength: this.minLength },
     );
     this.segments.push(segment);
     this.mergeTail();
@@ -210,7 +210,7 @@ export class BM25Index {
       this.slotOf.set(id, next);
       next++;
     }
-    const merged = mergeSegments(this.segments, (doc) => this.ids[doc] !== undefined, renumber);
+    const merged = mergeSegments(this.segments, (doc) => this.ids[doc] !== undefined, lengths, renumber);
     this.segments = merged.docCount > 0 ? [merged] : [];
     this.ids = ids;
     this.lengths = lengths;
@@ -242,11 +242,14 @@ export class BM25Index {
         message: `must be a positive integer, got ${String(k)}`,
       });
     }
-    const queryTerms = this.queryTerms(query);
-    if (queryTerms.length === 0 || this.liveCount === 0) return { hits: [], matched: 0 };
+    if (this.liveCount === 0) return { hits: [], matched: 0 };
+    const scratch = this.scoringScratch;
+    this.queryTerms(query, scratch.query);
+    if (scratch.query.count === 0) return { hits: [], matched: 0 };
     const accept = options.accept;
     const ids = this.ids;
-    const result = scoreTopK(this.scoringView(), queryTerms, k, this.scoringScratch, {
+    // No more hits than document slots: the heap need not be larger.
+    const matched = scoreTopK(this.scoringView(), Math.min(k, this.slotCount), scratch, {
       prune: !options.exhaustive,
       // A removed document keeps its postings until compaction, and no id: never offer it.
       accept: accept
@@ -257,8 +260,8 @@ export class BM25Index {
         : undefined,
     });
     return {
-      hits: result.docs.map(({ doc, score }) => ({ id: ids[doc] as string, score })),
-      matched: result.matched,
+      hits: scratch.heap.sorted().map(({ doc, score }) => ({ id: ids[doc] as string, score })),
+      matched,
     };
   }
 
@@ -329,7 +332,7 @@ export class BM25Index {
     }
     const merged =
       this.segments.length > 0
-        ? mergeSegments(this.segments, (doc) => this.ids[doc] !== undefined, renumber)
+        ? mergeSegments(this.segments, (doc) => this.ids[doc] !== undefined, lengths, renumber)
         : {
             terms: new Uint32Array(0),
             termStart: new Uint32Array(1),
@@ -375,14 +378,17 @@ export class BM25Index {
     this.totalLength = snapshot.lengths.reduce((sum, length) => sum + length, 0);
     if (documents > 0) {
       this.segments = [
-        withForwardIndex({
-          docStart: 0,
-          docCount: documents,
-          terms: snapshot.segmentTerms,
-          termStart: snapshot.termStart,
-          postDocs: snapshot.postDocs,
-          postTfs: snapshot.postTfs,
-        }),
+        withForwardIndex(
+          {
+            docStart: 0,
+            docCount: documents,
+            terms: snapshot.segmentTerms,
+            termStart: snapshot.termStart,
+            postDocs: snapshot.postDocs,
+            postTfs: snapshot.postTfs,
+          },
+          this.lengths,
+        ),
       ];
     }
     this.normsDirty = true;
@@ -397,27 +403,32 @@ export class BM25Index {
   }
 
   /** The analysed query as weighted terms; terms the index has never seen are dropped. */
-  private queryTerms(query: string): QueryTerm[] {
-    const frequencies = new Map<number, number>();
+  private queryTerms(query: string, out: QueryTerms): void {
+    // First pass: distinct term ids with their query frequency (kept in `weights` meanwhile).
+    out.count = 0;
     for (const term of this.analyzer.analyze(query)) {
       const id = this.termIds.get(term);
       if (id === undefined || this.documentFrequency[id] === 0) continue;
-      frequencies.set(id, (frequencies.get(id) ?? 0) + 1);
+      const at = out.indexOf(id);
+      if (at < 0) out.push(id, 1, 0);
+      else out.weights[at] = (out.weights[at] as number) + 1;
     }
     const count = this.liveCount;
     const averageLength = this.totalLength / count || 1;
     const { k1, b } = this;
-    const terms: QueryTerm[] = [];
-    for (const [term, queryFrequency] of frequencies) {
+    for (let i = 0; i < out.count; i++) {
+      const term = out.terms[i] as number;
+      const queryFrequency = out.weights[i] as number;
       const df = this.documentFrequency[term] as number;
       const idf = Math.log(1 + (count - df + 0.5) / (df + 0.5));
       const weight = queryFrequency * idf * (k1 + 1);
       const tf = this.maxTf[term] as number;
       const shortest = this.minLength[term] as number;
-      const upperBound = ((weight * tf) / (tf + k1 * (1 - b + (b * shortest) / averageLength))) * BOUND_SLACK;
-      terms.push({ term, weight, upperBound });
+      out.weights[i] = weight;
+      out.upperBounds[i] =
+        ((weight * tf) / (tf + k1 * (1 - b + (b * shortest) / averageLength))) * BOUND_SLACK;
     }
-    return terms;
+    out.sortForScoring();
   }
 
   private scoringView(): ScoringView {
@@ -433,8 +444,16 @@ export class BM25Index {
             : k1 * (1 - b + (b * (lengths[slot] as number)) / averageLength);
       }
       this.normsDirty = false;
+      this.view = {
+        segments: this.segments,
+        norms,
+        slotCount: this.slotCount,
+        ids,
+        lengthFreeNorm: k1 * (1 - b),
+        normPerLength: (k1 * b) / averageLength,
+      };
     }
-    return { segments: this.segments, norms: this.norms, slotCount: this.slotCount, ids: this.ids };
+    return this.view as ScoringView;
   }
 
   private toTermIds(terms: readonly string[]): Uint32Array {
@@ -480,7 +499,7 @@ export class BM25Index {
       )
         run++;
       if (run < MERGE_FACTOR) return;
-      const merged = mergeSegments(segments.slice(-run), (doc) => this.ids[doc] !== undefined);
+      const merged = mergeSegments(segments.slice(-run), (doc) => this.ids[doc] !== undefined, this.lengths);
       segments.splice(segments.length - run, run, merged);
     }
   }

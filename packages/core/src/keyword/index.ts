@@ -10,3 +10,16 @@ export {
   DEFAULT_K1,
 } from './bm25-index.js';
 export { KeywordRetriever, type KeywordRetrieverOptions } from './keyword-retriever.js';
+export {
+  BM25SparseEncoder,
+  type BM25SparseEncoderOptions,
+  type BM25SparseStats,
+  SPARSE_DIMENSION,
+  SPARSE_TERM_ID_SCHEME,
+} from './sparse-encoder.js';
+export {
+  DatabaseHybridRetriever,
+  type DatabaseHybridRetrieverOptions,
+  SparseKeywordRetriever,
+  type SparseKeywordRetrieverOptions,
+} from './sparse-retrievers.js';

@@ -19,6 +19,106 @@ export interface Segment {
   /** Offsets into fwdTerms per local document, docCount + 1 entries. */
   readonly fwdStart: Uint32Array;
   readonly fwdTerms: Uint32Array;
+  /** Block-max metadata over the postings, for skipping blocks that cannot reach the top k. */
+  readonly blocks: PostingBlocks;
+}
+
+/** log2 of the postings per block: small enough for tight bounds, large enough to skip cheaply. */
+export const BLOCK_SHIFT = 6;
+/** Postings per block (the last block of a term may be shorter). */
+export const BLOCK_SIZE = 1 << BLOCK_SHIFT;
+
+/**
+ * Per block of BLOCK_SIZE consecutive postings of a term (block j of terms[i] covers postings
+ * termStart[i] + j * BLOCK_SIZE onwards, and is block number first[i] + j): its last document and
+ * what bounds its BM25 contributions whatever the average length becomes. A contribution is
+ * weight / (1 + k1 (1 - b) / tf + (k1 b / avgdl) * length / tf), so the largest tf and the
+ * smallest length / tf of the block bound it from above. Derived from postings and lengths, so
+ * it is rebuilt on load and never saved.
+ */
+export interface PostingBlocks {
+  /** First block number of each term position, terms.length + 1 entries. */
+  readonly first: Uint32Array;
+  readonly lastDoc: Uint32Array;
+  readonly maxTf: Uint16Array;
+  /** Smallest length / tf in the block, rounded down. */
+  readonly minLengthPerTf: Float32Array;
+  /**
+   * Per block, 1 / (1 + lengthFreeNorm / maxTf + normPerLength * minLengthPerTf) rounded up: no
+   * contribution of the block exceeds weight times this. Cached for the norms it was computed
+   * with (see `blockFactors`), since the average length changes with every write.
+   */
+  factors: Float32Array;
+  factorsLengthFree: number;
+  factorsPerLength: number;
+}
+
+/** The blocks' bound factors for the current norms, recomputed only when the norms changed. */
+export function blockFactors(
+  blocks: PostingBlocks,
+  lengthFreeNorm: number,
+  normPerLength: number,
+): Float32Array {
+  if (blocks.factorsLengthFree === lengthFreeNorm && blocks.factorsPerLength === normPerLength) {
+    return blocks.factors;
+  }
+  const { maxTf, minLengthPerTf, factors } = blocks;
+  for (let b = 0; b < factors.length; b++) {
+    const factor =
+      1 / (1 + lengthFreeNorm / (maxTf[b] as number) + normPerLength * (minLengthPerTf[b] as number));
+    // Rounded up to float32 (the margin exceeds float32's rounding), so still a bound.
+    factors[b] = Math.fround(factor * (1 + 1e-6));
+  }
+  blocks.factorsLengthFree = lengthFreeNorm;
+  blocks.factorsPerLength = normPerLength;
+  return factors;
+}
+
+/** Computes the block-max metadata of postings (lengths indexed by document number). */
+export function buildBlocks(
+  termStart: Uint32Array,
+  postDocs: Uint32Array,
+  postTfs: Uint16Array,
+  lengths: Uint32Array,
+): PostingBlocks {
+  const termCount = termStart.length - 1;
+  const first = new Uint32Array(termCount + 1);
+  for (let i = 0; i < termCount; i++) {
+    const postings = (termStart[i + 1] as number) - (termStart[i] as number);
+    first[i + 1] = (first[i] as number) + ((postings + BLOCK_SIZE - 1) >>> BLOCK_SHIFT);
+  }
+  const blockCount = first[termCount] as number;
+  const lastDoc = new Uint32Array(blockCount);
+  const maxTf = new Uint16Array(blockCount);
+  const minLengthPerTf = new Float32Array(blockCount);
+  let block = 0;
+  for (let i = 0; i < termCount; i++) {
+    const end = termStart[i + 1] as number;
+    for (let from = termStart[i] as number; from < end; from += BLOCK_SIZE, block++) {
+      const to = Math.min(end, from + BLOCK_SIZE);
+      let largestTf = 0;
+      let smallestRatio = Number.POSITIVE_INFINITY;
+      for (let p = from; p < to; p++) {
+        const tf = postTfs[p] as number;
+        if (tf > largestTf) largestTf = tf;
+        const ratio = (lengths[postDocs[p] as number] as number) / tf;
+        if (ratio < smallestRatio) smallestRatio = ratio;
+      }
+      lastDoc[block] = postDocs[to - 1] as number;
+      maxTf[block] = largestTf;
+      // Rounded down to float32 (the 1e-6 margin exceeds float32's rounding), so still a bound.
+      minLengthPerTf[block] = Math.fround(smallestRatio * (1 - 1e-6));
+    }
+  }
+  return {
+    first,
+    lastDoc,
+    maxTf,
+    minLengthPerTf,
+    factors: new Float32Array(blockCount),
+    factorsLengthFree: Number.NaN,
+    factorsPerLength: Number.NaN,
+  };
 }
 
 /** Position of `term` in the segment's term list, or -1. */
@@ -47,6 +147,13 @@ export function findSegment(segments: readonly Segment[], doc: number): number {
 }
 
 const MAX_TF = 0xffff;
+
+/** The per-term statistics a build updates: documents holding the term, largest tf, shortest length. */
+export interface TermStatistics {
+  documentFrequency: Uint32Array;
+  maxTf: Uint16Array;
+  minLength: Uint32Array;
+}
 
 /**
  * Reusable per-term scratch for segment builds, sized to the vocabulary, so that adding one
@@ -78,8 +185,12 @@ export function buildSegment(
   docs: readonly Uint32Array[],
   termCount: number,
   scratch: BuildScratch,
-  onPosting: (term: number, tf: number, docLength: number) => void,
+  /** Document lengths by document number (those of this batch already set). */
+  lengths: Uint32Array,
+  /** Per-term statistics, updated in place (sized to the vocabulary). */
+  stats: TermStatistics,
 ): Segment {
+  const { documentFrequency, maxTf, minLength } = stats;
   scratch.ensure(termCount);
   const { lastSeen, slotOf, count } = scratch;
   const docCount = docs.length;
@@ -110,8 +221,13 @@ export function buildSegment(
       }
     }
     fwdStart[local + 1] = fwdLength;
+    const length = terms.length;
     for (let slot = fwdStart[local] as number; slot < fwdLength; slot++) {
-      onPosting(fwdTerms[slot] as number, fwdTfs[slot] as number, terms.length);
+      const term = fwdTerms[slot] as number;
+      const tf = fwdTfs[slot] as number;
+      documentFrequency[term] = (documentFrequency[term] as number) + 1;
+      if (tf > (maxTf[term] as number)) maxTf[term] = tf;
+      if (length < (minLength[term] as number)) minLength[term] = length;
     }
   }
   // Pass 2: lay the postings out term-major by prefix sums over the batch's term counts.
@@ -145,6 +261,7 @@ export function buildSegment(
     postTfs,
     fwdStart,
     fwdTerms: fwdTerms.slice(0, fwdLength),
+    blocks: buildBlocks(termStart, postDocs, postTfs, lengths),
   };
 }
 
@@ -156,6 +273,8 @@ export function buildSegment(
 export function mergeSegments(
   segments: readonly Segment[],
   isLive: (doc: number) => boolean,
+  /** Document lengths in the numbering of the result. */
+  lengths: Uint32Array,
   renumber?: Int32Array,
 ): Segment {
   const first = segments[0];
@@ -229,21 +348,26 @@ export function mergeSegments(
       if (live || !renumber) fwdStart[++local] = fwdAt;
     }
   }
+  const termStart = Uint32Array.from(termStarts);
   return {
     docStart,
     docCount,
     terms: Uint32Array.from(mergedTerms),
-    termStart: Uint32Array.from(termStarts),
+    termStart,
     postDocs,
     postTfs,
     fwdStart,
     fwdTerms,
+    blocks: buildBlocks(termStart, postDocs, postTfs, lengths),
   };
 }
 
 /** Rebuilds a segment's forward index from its postings (used after loading from disk). */
-export function withForwardIndex(base: Omit<Segment, 'fwdStart' | 'fwdTerms'>): Segment {
-  const { docStart, docCount, terms, termStart, postDocs } = base;
+export function withForwardIndex(
+  base: Omit<Segment, 'fwdStart' | 'fwdTerms' | 'blocks'>,
+  lengths: Uint32Array,
+): Segment {
+  const { docStart, docCount, terms, termStart, postDocs, postTfs } = base;
   const fwdStart = new Uint32Array(docCount + 1);
   for (let p = 0; p < postDocs.length; p++) {
     const local = (postDocs[p] as number) - docStart + 1;
@@ -263,5 +387,5 @@ export function withForwardIndex(base: Omit<Segment, 'fwdStart' | 'fwdTerms'>): 
       cursor[local] = position + 1;
     }
   }
-  return { ...base, fwdStart, fwdTerms };
+  return { ...base, fwdStart, fwdTerms, blocks: buildBlocks(termStart, postDocs, postTfs, lengths) };
 }

@@ -5,16 +5,27 @@
  * smaller doc number.
  */
 export class TopKHeap {
-  readonly scores: Float64Array;
-  readonly docs: Int32Array;
+  scores: Float64Array;
+  docs: Int32Array;
   size = 0;
 
   constructor(
-    readonly k: number,
-    private readonly ids?: ArrayLike<string | undefined>,
+    public k: number,
+    private ids?: ArrayLike<string | undefined>,
   ) {
     this.scores = new Float64Array(k);
     this.docs = new Int32Array(k);
+  }
+
+  /** Empties the heap for another query, keeping its arrays when they are large enough. */
+  reset(k: number, ids?: ArrayLike<string | undefined>): void {
+    if (this.scores.length < k) {
+      this.scores = new Float64Array(k);
+      this.docs = new Int32Array(k);
+    }
+    this.k = k;
+    this.ids = ids;
+    this.size = 0;
   }
 
   /** The score a new entry must beat once the heap is full, otherwise -Infinity. */

@@ -21,6 +21,25 @@ export type ScoreConversion =
   | 'euclidean-distance'
   | 'squared-euclidean-distance';
 
+/**
+ * A sparse vector: ascending, distinct term ids (0-based, below the encoder's dimension) and their
+ * weights. The BM25 sparse encoder makes them; a database with sparse vectors ranks by dot product.
+ */
+export interface SparseVector {
+  readonly indices: Uint32Array;
+  readonly values: Float32Array;
+}
+
+/** What a driver with sparse vectors stores and ranks (always by dot product). */
+export interface SparseCapabilities {
+  /** Largest index it accepts, plus one (pgvector's sparsevec dimension is at most 1,000,000,000). */
+  readonly dimension: number;
+  /** Most non-zero entries one sparse vector may have (pgvector's HNSW index: 1,000; Pinecone: 1,000). */
+  readonly maxNonZero: number;
+  /** The driver has `queryHybrid`: the database ranks by the dense and sparse dot products summed. */
+  readonly hybrid: boolean;
+}
+
 /** What a driver declares about its database; core reads it and plans around it. */
 export interface DriverCapabilities {
   /** The metric its scores come from. */
@@ -35,6 +54,8 @@ export interface DriverCapabilities {
   readonly maxIdsPerCall?: number;
   /** Upsert calls core keeps in flight at once (default 1: one after another). */
   readonly maxConcurrentWrites?: number;
+  /** Present when the driver stores a sparse vector beside each dense one and has `querySparse`. */
+  readonly sparse?: SparseCapabilities;
 }
 
 /** A record as written to a database: a chunk with its vector. */
@@ -44,6 +65,8 @@ export interface VectorRecord {
   readonly text: string;
   readonly docId?: string;
   readonly metadata?: Metadata;
+  /** The chunk's sparse (BM25) vector, given only to drivers with `capabilities.sparse`. */
+  readonly sparse?: SparseVector;
 }
 
 /** One match of a query, best first. `chunk` where the database returned it with the match. */
@@ -142,6 +165,25 @@ export interface VectorDriver<NativeFilter = unknown> {
   delete?(ids: readonly string[], options: DriverCallOptions): Promise<number>;
   /** Every stored chunk, a page at a time (to rebuild a keyword index from the database). */
   list?(options: DriverListOptions): Promise<DriverListPage>;
+  /**
+   * The `topK` records with the largest dot product between their sparse vector and `sparse`, best
+   * first; `score` is that dot product (no conversion). Records without a sparse vector, or with
+   * a zero dot product, are left out. Present with `capabilities.sparse`.
+   */
+  querySparse?(
+    sparse: SparseVector,
+    options: DriverQueryOptions<NativeFilter>,
+  ): Promise<readonly DriverMatch[]>;
+  /**
+   * Ranks in the database by `dense · vector + sparse · sparseVector` (core scales the two query
+   * vectors to weight them; Pinecone's sparse-dense query). `score` is that sum. Present with
+   * `capabilities.sparse.hybrid`.
+   */
+  queryHybrid?(
+    dense: Float32Array,
+    sparse: SparseVector,
+    options: DriverQueryOptions<NativeFilter>,
+  ): Promise<readonly DriverMatch[]>;
   /** Releases connections; optional. */
   close?(): Promise<void>;
 }

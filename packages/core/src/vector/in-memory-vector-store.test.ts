@@ -548,4 +548,80 @@ describe('InMemoryVectorStore', () => {
       expect(found / (10 * data.queries.length)).toBe(1);
     }
   }, 60_000);
+
+  it('holds each mode in the memory it reports, int8-only without a float32 copy', async () => {
+    const dimension = 384;
+    const chunks = chunksFor(100);
+    const embeddings = randomVectors(100, dimension, 5);
+    const perVector: Record<string, number | undefined> = {};
+    const held: Record<string, number> = {};
+    for (const quantization of ['none', 'int8', 'int8-only'] as const) {
+      const store = new InMemoryVectorStore({ quantization });
+      expect(store.stats().bytesPerVector).toBeUndefined();
+      await store.add(chunks, { embeddings });
+      perVector[quantization] = store.stats().bytesPerVector;
+      held[quantization] = store.stats().vectorBytes;
+    }
+    // float32 row + norm + scratch; + codes and scale; codes, scale, norm and scratch only.
+    expect(perVector).toEqual({ none: 1552, int8: 1940, 'int8-only': 404 });
+    expect(held['int8-only']).toBeLessThan(held.none! / 2);
+    expect(new InMemoryVectorStore().stats().quantization).toBe('int8');
+  });
+
+  it('int8-only re-scores from the codes: near-exact scores and recall on clustered data', async () => {
+    const dimension = 384;
+    const count = 10_000;
+    const data = clusteredData({ count, dimension, queries: 30, seed: 42 });
+    const chunks = chunksFor(count);
+    const embeddings = Array.from({ length: count }, (_, index) =>
+      data.vectors.subarray(index * dimension, (index + 1) * dimension),
+    );
+    for (const metric of ['cosine', 'l2'] as const) {
+      const exact = new InMemoryVectorStore({ metric, quantization: 'none' });
+      const compact = new InMemoryVectorStore({ metric, quantization: 'int8-only' });
+      await exact.add(chunks, { embeddings });
+      await compact.add(chunks, { embeddings });
+      let found = 0;
+      let worstError = 0;
+      for (const query of data.queries) {
+        const truth = (await exact.search(query, { topK: 10 })).hits;
+        const approximate = (await compact.search(query, { topK: 10 })).hits;
+        const truthScores = new Map(truth.map((hit) => [hit.chunk.id, hit.score]));
+        for (const hit of approximate) {
+          const score = truthScores.get(hit.chunk.id);
+          if (score === undefined) continue;
+          found++;
+          worstError = Math.max(worstError, Math.abs(score - hit.score));
+        }
+      }
+      expect(found / (10 * data.queries.length)).toBeGreaterThanOrEqual(0.97);
+      expect(worstError).toBeLessThan(0.01);
+      expect(worstError).toBeGreaterThan(0); // approximate, as documented
+    }
+  }, 60_000);
+
+  it('int8-only deletes, lists and round-trips a snapshot to the same codes', async () => {
+    const dimension = 40;
+    const chunks = chunksFor(300);
+    const embeddings = randomVectors(300, dimension, 11);
+    const store = new InMemoryVectorStore({ metric: 'l2', quantization: 'int8-only' });
+    await store.add(chunks, { embeddings });
+    expect(await store.delete(['c0', 'c17', 'c299'])).toBe(3);
+    const queries = randomVectors(5, dimension, 12);
+    const before = await Promise.all(queries.map((query) => store.search(query, { topK: 7 })));
+    expect(before[0]!.hits.map((hit) => hit.chunk.id)).not.toContain('c0');
+    const snapshot = store.snapshot()!;
+    expect(snapshot.vectors.length).toBe(297 * dimension);
+    const restored = InMemoryVectorStore.fromSnapshot(snapshot, { quantization: 'int8-only' });
+    expect(restored.snapshot()!.vectors).toEqual(snapshot.vectors);
+    const after = await Promise.all(queries.map((query) => restored.search(query, { topK: 7 })));
+    expect(after.map((result) => result.hits.map((hit) => [hit.chunk.id, hit.score]))).toEqual(
+      before.map((result) => result.hits.map((hit) => [hit.chunk.id, hit.score])),
+    );
+    // What a snapshot holds is within one quantisation step of what was added.
+    const row = snapshot.vectors.subarray(5 * dimension, 6 * dimension);
+    const original = embeddings[5]!;
+    const step = Math.max(...Array.from(original, Math.abs)) / 127;
+    for (let j = 0; j < dimension; j++) expect(Math.abs(row[j]! - original[j]!)).toBeLessThanOrEqual(step);
+  });
 });

@@ -1,6 +1,7 @@
 import { InvalidArgumentError } from '../errors/index.js';
 import { compileFilter, type FilterInput, parseFilter, zerdaFilterConvention } from '../filter/index.js';
 import type { Chunk } from '../model/index.js';
+import { arenaImageVectors, decodeArenaImage, encodeArenaImage } from './arena-image.js';
 import type {
   DistanceMetric,
   DriverCapabilities,
@@ -16,7 +17,7 @@ import { type KernelPreference, resolveKernelKind } from './kernels/kernels.js';
 import { selectTopK } from './top-k.js';
 import { VectorArena } from './vector-arena.js';
 import type { Deletable, Listable } from './vector-database.js';
-import { checkVector, prepareQuery } from './vector-input.js';
+import { checkVector } from './vector-input.js';
 import { VectorStore } from './vector-store.js';
 
 /** An in-memory store's content: vectors as stored (unit length for cosine) and chunks, both in slot order. */
@@ -28,8 +29,22 @@ export interface InMemoryStoreSnapshot {
   chunks: Chunk[];
 }
 
-/** How the in-memory store scans: exactly in float32, or in int8 first with exact re-scoring. */
-export type VectorQuantization = 'none' | 'int8';
+/**
+ * An in-memory store's content as its memory holds it: `bytes`, one blob of the store's vector
+ * regions (float32 rows, int8 codes and scales, norms: whatever its quantisation keeps) after a
+ * header with its layout (dimension, count, quantisation, metric), and the chunks in the same
+ * (slot) order. Restoring copies each region once and quantises nothing.
+ */
+export interface InMemoryArenaSnapshot {
+  bytes: Uint8Array;
+  chunks: Chunk[];
+}
+
+/**
+ * How the in-memory store holds and scans vectors: float32 only ('none'), int8 codes plus float32
+ * for exact re-scoring ('int8'), or int8 codes only ('int8-only').
+ */
+export type VectorQuantization = 'none' | 'int8' | 'int8-only';
 
 export interface InMemoryVectorStoreSettings {
   /** Embeds chunk texts on `add` (when no `embeddings` are given) and query texts on `search`. */
@@ -43,10 +58,16 @@ export interface InMemoryVectorStoreSettings {
    */
   metric?: DistanceMetric;
   /**
-   * 'none' (default): exact float32 scan. 'int8': each vector is also kept as int8 codes with a
-   * per-vector scale; a search scans the codes (a quarter of the memory traffic), then re-scores
-   * the best `max(factor * topK, minimum)` candidates exactly in float32. Results are exact
-   * unless a true neighbour falls outside the candidates. Memory: float32 plus one byte a value.
+   * 'int8' (default): each vector is kept in float32 and as int8 codes with a per-vector scale; a
+   * search scans the codes (a quarter of the memory traffic), then re-scores the best
+   * `max(factor * topK, minimum)` candidates exactly in float32. Results and scores are exact
+   * unless a true neighbour falls outside the candidates. Memory: 5 bytes a value.
+   * 'none': float32 only, every vector scored exactly in float32. Memory: 4 bytes a value.
+   * 'int8-only': the codes only, no float32 copy (1 byte a value): the candidates are re-scored
+   * with the float32 query against their codes times their scale, so the query's quantisation
+   * error is removed but the vector's stays: scores are within about `scale / 2` per dimension of
+   * exact, and near-ties may rank differently. Saving writes the codes times the scale, which
+   * quantise back to the same codes. `stats().bytesPerVector` says what each mode holds.
    */
   quantization?: VectorQuantization;
   /** Candidates re-scored after an int8 scan: `max(factor * topK, minimum)` (default 4 and 100). */
@@ -68,6 +89,8 @@ export interface InMemoryVectorStoreStats {
   kernel: 'wasm' | 'js';
   /** Bytes held for vectors, codes, norms and scan scratch (chunks not included). */
   vectorBytes: number;
+  /** Bytes per vector: float32 row (when kept), codes and scale (when quantised), norm, scan scratch. */
+  bytesPerVector: number | undefined;
 }
 
 /** Filters matching fewer rows than this share (estimated by sampling) are evaluated before the scan. */
@@ -93,10 +116,20 @@ class InMemoryDriver implements VectorDriver<FilterInput> {
   private arena: VectorArena | undefined;
   /** The chunk in each slot; slots 0 .. count-1 are all in use (deletion compacts). */
   readonly chunks: Chunk[] = [];
-  private readonly slots = new Map<string, number>();
+  /** The slot of each id; built on first use after a bulk restore, which then skips a map insert per row. */
+  #slotsById: Map<string, number> | undefined = new Map();
+
+  private get slots(): Map<string, number> {
+    if (this.#slotsById === undefined) {
+      const slots = new Map<string, number>();
+      for (let slot = 0; slot < this.chunks.length; slot++) slots.set((this.chunks[slot] as Chunk).id, slot);
+      this.#slotsById = slots;
+    }
+    return this.#slotsById;
+  }
 
   constructor(settings: InMemoryVectorStoreSettings) {
-    const { metric = 'cosine', quantization = 'none', rescore = {}, kernel = 'auto' } = settings;
+    const { metric = 'cosine', quantization = 'int8', rescore = {}, kernel = 'auto' } = settings;
     if (metric !== 'cosine' && metric !== 'dot' && metric !== 'l2') {
       throw new InvalidArgumentError({
         argument: 'metric',
@@ -104,11 +137,11 @@ class InMemoryDriver implements VectorDriver<FilterInput> {
         message: "expected 'cosine', 'dot' or 'l2'",
       });
     }
-    if (quantization !== 'none' && quantization !== 'int8') {
+    if (quantization !== 'none' && quantization !== 'int8' && quantization !== 'int8-only') {
       throw new InvalidArgumentError({
         argument: 'quantization',
         value: quantization,
-        message: "expected 'none' or 'int8'",
+        message: "expected 'none', 'int8' or 'int8-only'",
       });
     }
     const { factor = 4, minimum = 100 } = rescore;
@@ -133,6 +166,10 @@ class InMemoryDriver implements VectorDriver<FilterInput> {
 
   get vectorBytes(): number {
     return this.arena?.byteLength ?? 0;
+  }
+
+  get bytesPerVector(): number | undefined {
+    return this.arena?.bytesPerVector;
   }
 
   // Every operation finishes without awaiting, so no other call sees a batch half-written.
@@ -163,10 +200,10 @@ class InMemoryDriver implements VectorDriver<FilterInput> {
     const predicate = options.filter === undefined ? undefined : this.compilePredicate(options.filter);
     const arena = this.arena;
     if (arena === undefined || this.chunks.length === 0) return [];
-    const prepared = prepareQuery(vector, arena.dimension, this.metric);
-    if (typeof prepared === 'string')
-      throw new InvalidArgumentError({ argument: 'query', message: prepared });
-    const { slots, scores } = this.searchSlots(arena, prepared, options.topK, predicate);
+    // Checked, then written scaled straight into the scan memory: no copy of the query per search.
+    const scale = checkVector(vector, arena.dimension, this.metric, 'refuse');
+    if (typeof scale === 'string') throw new InvalidArgumentError({ argument: 'query', message: scale });
+    const { slots, scores } = this.searchSlots(arena, vector, scale, options.topK, predicate);
     return Array.from(slots, (slot, index) => ({
       id: this.chunks[slot]!.id,
       score: scores[index]!,
@@ -243,6 +280,60 @@ class InMemoryDriver implements VectorDriver<FilterInput> {
     return { metric: this.metric, dimension, vectors, chunks: this.chunks.slice() };
   }
 
+  /** The arena's regions copied into one image (one copy each), and the chunks in slot order. */
+  snapshotArena(): InMemoryArenaSnapshot | undefined {
+    const arena = this.arena;
+    if (arena === undefined) return undefined;
+    const count = this.chunks.length;
+    const layout = {
+      dimension: arena.dimension,
+      count,
+      stride: arena.stride,
+      codeStride: arena.codeStride,
+      quantization: this.quantization,
+      metric: this.metric,
+    };
+    return { bytes: encodeArenaImage(layout, arena.regions(count)), chunks: this.chunks.slice() };
+  }
+
+  /**
+   * Fills an empty store from an arena image and its chunks (in slot order). When the image keeps
+   * what this store keeps (the same quantisation, or 'int8' into 'none'), each region is copied
+   * once into the scan memory; otherwise its vectors are written row by row (and quantised).
+   */
+  restoreArena({ bytes, chunks }: InMemoryArenaSnapshot, path: string): void {
+    const image = decodeArenaImage(bytes, path);
+    const { layout } = image;
+    if (layout.metric !== this.metric) {
+      throw new InvalidArgumentError({
+        argument: 'snapshot',
+        message: `the snapshot holds ${layout.metric} vectors, the store is ${this.metric}`,
+      });
+    }
+    if (layout.count !== chunks.length) {
+      throw new InvalidArgumentError({
+        argument: 'chunks',
+        message: `the snapshot holds ${layout.count} vectors and ${chunks.length} chunks were given`,
+      });
+    }
+    const arena = this.ensureArena(layout.dimension);
+    // Saved norms are those of what the saved arena kept: float32 rows, or codes times scale.
+    const sameNorms = arena.keepsFloat32 === (layout.quantization !== 'int8-only');
+    const hasCodes = layout.quantization !== 'none';
+    if (sameNorms && (hasCodes || !arena.quantized)) {
+      arena.loadRegions(layout.count, image.regions);
+    } else {
+      const { dimension } = layout;
+      const vectors = arenaImageVectors(image);
+      arena.ensureCapacity(layout.count);
+      for (let slot = 0; slot < layout.count; slot++)
+        arena.write(slot, vectors.subarray(slot * dimension, (slot + 1) * dimension));
+    }
+    // The store is empty: the chunks become its rows, and the id map is built when first needed.
+    for (let slot = 0; slot < chunks.length; slot++) this.chunks.push(chunks[slot] as Chunk);
+    this.#slotsById = undefined;
+  }
+
   /** Fills an empty store from a snapshot; its vectors are already as stored (unit length for cosine). */
   restore({ dimension, vectors, chunks }: InMemoryStoreSnapshot): void {
     const arena = this.ensureArena(dimension);
@@ -258,7 +349,8 @@ class InMemoryDriver implements VectorDriver<FilterInput> {
   ensureArena(dimension: number): VectorArena {
     this.arena ??= new VectorArena({
       dimension,
-      quantized: this.quantization === 'int8',
+      quantized: this.quantization !== 'none',
+      keepFloat32: this.quantization !== 'int8-only',
       kernel: this.kernel,
     });
     return this.arena;
@@ -281,11 +373,12 @@ class InMemoryDriver implements VectorDriver<FilterInput> {
   private searchSlots(
     arena: VectorArena,
     query: Float32Array,
+    scale: number,
     k: number,
     predicate: ((slot: number) => boolean) | undefined,
   ): { slots: Int32Array; scores: Float64Array } {
     const count = this.chunks.length;
-    arena.setQuery(query);
+    arena.setQuery(query, scale);
     // Which rows to scan: all of them (a filter is then asked only about rows that would enter
     // the top k), or, for a selective filter, only the matching rows, found first.
     let rows: Int32Array | undefined;
@@ -304,7 +397,7 @@ class InMemoryDriver implements VectorDriver<FilterInput> {
     // The rows scored exactly: all (or the filter's), or the int8 scan's shortlist.
     let candidates = rows;
     let exact: Float32Array;
-    if (this.quantization === 'int8') {
+    if (this.quantization !== 'none') {
       const approximate =
         rows === undefined ? arena.scanAllQuantized(scanned) : arena.scanListQuantized(rows, scanned);
       this.toRankKeys(arena, approximate, rows, arena.quantizedQueryScale);
@@ -391,6 +484,7 @@ export class InMemoryVectorStore extends VectorStore<FilterInput> implements Del
       quantization: this.#driver.quantization,
       kernel: this.#driver.kernel,
       vectorBytes: this.#driver.vectorBytes,
+      bytesPerVector: this.#driver.bytesPerVector,
     };
   }
 
@@ -432,6 +526,41 @@ export class InMemoryVectorStore extends VectorStore<FilterInput> implements Del
       });
     }
     this.#driver.restore(snapshot);
+  }
+
+  /**
+   * The store's vectors as its memory holds them, in one blob (each region copied once: float32
+   * rows, int8 codes and scales, norms, whatever the quantisation keeps), and its chunks in the
+   * same order; what a collection saves. Undefined before the store knows its dimension.
+   */
+  snapshotArena(): InMemoryArenaSnapshot | undefined {
+    return this.#driver.snapshotArena();
+  }
+
+  /**
+   * Fills this empty store from what `snapshotArena` gave (its chunks in the same order): each
+   * region copied once into the scan memory, nothing quantised or re-checked when the snapshot
+   * keeps what this store keeps (the same quantisation, or 'int8' into 'none'), row by row
+   * otherwise. A truncated or inconsistent blob is an IndexFormatError naming `path`.
+   */
+  restoreArena(snapshot: InMemoryArenaSnapshot, options: { path?: string } = {}): void {
+    if (this.#driver.chunks.length > 0) {
+      throw new InvalidArgumentError({
+        argument: 'store',
+        message: 'a snapshot is restored into an empty store only',
+      });
+    }
+    const dimension = this.dimension;
+    const path = options.path ?? 'in-memory vector store snapshot';
+    // The dimension is in the blob's header: checked before anything is written.
+    const saved = decodeArenaImage(snapshot.bytes, path).layout.dimension;
+    if (dimension !== undefined && saved !== dimension) {
+      throw new InvalidArgumentError({
+        argument: 'snapshot',
+        message: `the snapshot holds vectors of ${saved} dimensions, the store has ${dimension}`,
+      });
+    }
+    this.#driver.restoreArena(snapshot, path);
   }
 
   /** A store holding a snapshot (vectors as stored), with these settings (metric and dimension from the snapshot). */

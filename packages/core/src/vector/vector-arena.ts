@@ -4,7 +4,10 @@ import { createScanKernels, LinearMemory, type ScanKernels } from './kernels/ker
 /** Byte offsets of the regions of the arena's memory, for a given capacity (in rows). */
 interface Layout {
   capacity: number;
-  /** float32 rows, `stride` values each; at 0, so they never move when the memory grows. */
+  /**
+   * float32 rows, `stride` values each (none when only codes are kept); at 0, so they never move
+   * when the memory grows.
+   */
   vectors: number;
   /** int8 rows, `codeStride` bytes each (quantised stores only). */
   codes: number;
@@ -18,12 +21,26 @@ interface Layout {
   query: number;
   /** The query's int8 codes widened to int16 (scratch). */
   queryCodes: number;
+  /** One float32 row being quantised, when no float32 rows are kept (scratch). */
+  row: number;
   /** Bytes needed. */
   end: number;
 }
 
 /** Where the scan output of the last call lives: a view valid until the next scan or growth. */
 export type ScanScores = Float32Array;
+
+/**
+ * The persistent regions of rows 0 .. count-1, as bytes laid out as in the arena's memory: float32
+ * rows of `stride` values (when kept), int8 rows of `codeStride` codes and float32 scales (when
+ * quantised), float64 squared norms. What a snapshot saves; nothing here is derived again on load.
+ */
+export interface ArenaRegions {
+  vectors?: Uint8Array;
+  codes?: Uint8Array;
+  scales?: Uint8Array;
+  norms: Uint8Array;
+}
 
 const INITIAL_CAPACITY = 64;
 
@@ -39,6 +56,11 @@ export class VectorArena {
   readonly stride: number;
   /** int8 codes per row: the dimension rounded up to a multiple of 16 (0 when not quantised). */
   readonly codeStride: number;
+  /**
+   * Whether the float32 rows are kept. Without them (quantised stores asked to keep codes only)
+   * a vector is its int8 codes times its scale: reads, re-scoring and L2 norms use those values.
+   */
+  readonly keepsFloat32: boolean;
   readonly kernels: ScanKernels;
   private readonly memory: LinearMemory;
   private layout: Layout;
@@ -55,11 +77,14 @@ export class VectorArena {
   constructor({
     dimension,
     quantized,
+    keepFloat32 = true,
     kernel,
-  }: { dimension: number; quantized: boolean; kernel: 'wasm' | 'js' }) {
+  }: { dimension: number; quantized: boolean; keepFloat32?: boolean; kernel: 'wasm' | 'js' }) {
     this.dimension = dimension;
     this.stride = Math.ceil(dimension / 4) * 4;
     this.codeStride = quantized ? Math.ceil(dimension / 16) * 16 : 0;
+    // Codes only make sense with codes; an unquantised arena always keeps its float32 rows.
+    this.keepsFloat32 = keepFloat32 || !quantized;
     this.layout = this.computeLayout(0);
     this.memory = new LinearMemory(kernel, this.layout.end);
     this.kernels = createScanKernels(this.memory);
@@ -76,6 +101,16 @@ export class VectorArena {
   /** Bytes of memory held: the linear memory and the norms. */
   get byteLength(): number {
     return this.memory.byteLength + this.norms.byteLength;
+  }
+
+  /**
+   * Bytes each vector takes: its float32 row (when kept), int8 codes and scale (when quantised),
+   * squared norm, and its share of the scan scratch (a score and a row number).
+   */
+  get bytesPerVector(): number {
+    const float32 = this.keepsFloat32 ? this.stride * 4 : 0;
+    const codes = this.quantized ? this.codeStride + 4 : 0;
+    return float32 + codes + 8 + 8;
   }
 
   /** Makes room for `rows` rows, at least doubling so that appends are amortised O(1). */
@@ -112,7 +147,8 @@ export class VectorArena {
   write(slot: number, vector: ArrayLike<number>, scale = 1): void {
     this.refreshViews();
     const { dimension, stride, f32 } = this;
-    const row = this.layout.vectors / 4 + slot * stride;
+    // Without float32 rows the values pass through a scratch row on their way to codes.
+    const row = this.keepsFloat32 ? this.layout.vectors / 4 + slot * stride : this.layout.row / 4;
     let norm = 0;
     for (let j = 0; j < dimension; j++) {
       // The norm of the stored (float32-rounded) values, so L2 arithmetic matches the scan.
@@ -124,15 +160,68 @@ export class VectorArena {
     this.norms[slot] = norm;
     if (this.quantized) {
       const scales = this.layout.scales / 4;
-      f32[scales + slot] = quantize(
-        f32,
-        row,
-        dimension,
-        this.i8,
-        this.layout.codes + slot * this.codeStride,
-        this.codeStride,
-      );
+      const codes = this.layout.codes + slot * this.codeStride;
+      const codeScale = quantize(f32, row, dimension, this.i8, codes, this.codeStride);
+      f32[scales + slot] = codeScale;
+      if (!this.keepsFloat32) {
+        // The vector is now its codes times the scale: L2 keys use the norm of those values.
+        const stored = Math.fround(codeScale);
+        let codeNorm = 0;
+        for (let j = 0; j < dimension; j++) {
+          const value = Math.fround(this.i8[codes + j]! * stored);
+          codeNorm += value * value;
+        }
+        this.norms[slot] = codeNorm;
+      }
     }
+  }
+
+  /**
+   * Views of the persistent regions of rows 0 .. count-1 in memory, not copies: valid until the
+   * next write or growth, so the caller copies them out at once.
+   */
+  regions(count: number): ArenaRegions {
+    this.refreshViews();
+    const { layout } = this;
+    const buffer = this.memory.buffer;
+    const regions: ArenaRegions = {
+      norms: new Uint8Array(this.norms.buffer, this.norms.byteOffset, count * 8),
+    };
+    if (this.keepsFloat32) regions.vectors = new Uint8Array(buffer, layout.vectors, count * this.stride * 4);
+    if (this.quantized) {
+      regions.codes = new Uint8Array(buffer, layout.codes, count * this.codeStride);
+      regions.scales = new Uint8Array(buffer, layout.scales, count * 4);
+    }
+    return regions;
+  }
+
+  /**
+   * Fills rows 0 .. count-1 of an empty arena from regions laid out as `regions` gives them (the
+   * caller has checked their sizes): one copy per region this arena keeps, no per-row work.
+   */
+  loadRegions(count: number, regions: ArenaRegions): void {
+    const expect = (region: Uint8Array | undefined, bytes: number, name: string): Uint8Array => {
+      if (region === undefined || region.byteLength !== bytes) {
+        throw new ZerdaError({
+          message: `the ${name} region holds ${region?.byteLength ?? 0} bytes, ${count} rows need ${bytes}`,
+        });
+      }
+      return region;
+    };
+    const norms = expect(regions.norms, count * 8, 'norms');
+    const vectors = this.keepsFloat32
+      ? expect(regions.vectors, count * this.stride * 4, 'vectors')
+      : undefined;
+    const codes = this.quantized ? expect(regions.codes, count * this.codeStride, 'codes') : undefined;
+    const scales = this.quantized ? expect(regions.scales, count * 4, 'scales') : undefined;
+    this.ensureCapacity(count);
+    const bytes = new Uint8Array(this.memory.buffer);
+    if (vectors !== undefined) bytes.set(vectors, this.layout.vectors);
+    if (codes !== undefined && scales !== undefined) {
+      bytes.set(codes, this.layout.codes);
+      bytes.set(scales, this.layout.scales);
+    }
+    new Uint8Array(this.norms.buffer, this.norms.byteOffset, count * 8).set(norms);
   }
 
   /** Copies row `from` onto row `to` (used to fill the hole a deletion leaves). */
@@ -140,8 +229,10 @@ export class VectorArena {
     if (from === to) return;
     this.refreshViews();
     const { stride, codeStride, layout } = this;
-    const source = layout.vectors / 4 + from * stride;
-    this.f32.copyWithin(layout.vectors / 4 + to * stride, source, source + stride);
+    if (this.keepsFloat32) {
+      const source = layout.vectors / 4 + from * stride;
+      this.f32.copyWithin(layout.vectors / 4 + to * stride, source, source + stride);
+    }
     this.norms[to] = this.norms[from]!;
     if (this.quantized) {
       const codes = layout.codes + from * codeStride;
@@ -153,6 +244,13 @@ export class VectorArena {
   /** A copy of the vector at `slot` (its `dimension` values, without padding). */
   read(slot: number, target = new Float32Array(this.dimension)): Float32Array {
     this.refreshViews();
+    if (!this.keepsFloat32) {
+      // Codes times scale: writing these values back gives the same codes.
+      const codes = this.layout.codes + slot * this.codeStride;
+      const scale = this.f32[this.layout.scales / 4 + slot]!;
+      for (let j = 0; j < this.dimension; j++) target[j] = this.i8[codes + j]! * scale;
+      return target;
+    }
     const row = this.layout.vectors / 4 + slot * this.stride;
     target.set(this.f32.subarray(row, row + this.dimension));
     return target;
@@ -182,9 +280,18 @@ export class VectorArena {
   /** Exact squared Euclidean distance between the current query and the vector at `slot`. */
   squaredDistance(slot: number): number {
     this.refreshViews();
-    const row = this.layout.vectors / 4 + slot * this.stride;
     const query = this.layout.query / 4;
     let sum = 0;
+    if (!this.keepsFloat32) {
+      const codes = this.layout.codes + slot * this.codeStride;
+      const scale = this.f32[this.layout.scales / 4 + slot]!;
+      for (let j = 0; j < this.dimension; j++) {
+        const difference = this.f32[query + j]! - Math.fround(this.i8[codes + j]! * scale);
+        sum += difference * difference;
+      }
+      return sum;
+    }
+    const row = this.layout.vectors / 4 + slot * this.stride;
     for (let j = 0; j < this.dimension; j++) {
       const difference = this.f32[query + j]! - this.f32[row + j]!;
       sum += difference * difference;
@@ -192,30 +299,45 @@ export class VectorArena {
     return sum;
   }
 
-  /** Sets the query for the following scans (length `dimension`), and its int8 codes when quantised. */
-  setQuery(query: ArrayLike<number>): void {
+  /**
+   * Sets the query times `scale` (length `dimension`; the scale normalises for cosine) for the
+   * following scans, and its int8 codes when quantised.
+   */
+  setQuery(query: ArrayLike<number>, scale = 1): void {
     this.refreshViews();
     const { dimension, stride } = this;
     const offset = this.layout.query / 4;
-    for (let j = 0; j < dimension; j++) this.f32[offset + j] = query[j]!;
+    for (let j = 0; j < dimension; j++) this.f32[offset + j] = query[j]! * scale;
     this.f32.fill(0, offset + dimension, offset + stride);
     if (this.quantized) {
-      const codes = new Int8Array(this.codeStride);
-      this.queryScale = quantize(this.f32, offset, dimension, codes, 0, this.codeStride);
-      this.i16.set(codes, this.layout.queryCodes / 2);
+      // Quantised straight into the widened int16 slots: no per-query allocation.
+      this.queryScale = quantize(
+        this.f32,
+        offset,
+        dimension,
+        this.i16,
+        this.layout.queryCodes / 2,
+        this.codeStride,
+      );
     }
   }
 
-  /** Exact float32 dot products of the query with rows 0 .. count-1. */
+  /** Exact float32 dot products of the query with rows 0 .. count-1 (float32 rows kept only). */
   scanAll(count: number): ScanScores {
     const { layout } = this;
+    if (!this.keepsFloat32) throw new ZerdaError({ message: 'this arena keeps int8 codes only' });
     this.kernels.dotF32All(layout.query, layout.vectors, count, this.stride, layout.scores);
     return this.scores(count);
   }
 
-  /** Exact float32 dot products of the query with the given rows, in order. */
+  /**
+   * Dot products of the float32 query with the given rows, in order: exact when the float32 rows
+   * are kept, else with each row's codes times its scale (only the row's own quantisation error
+   * remains, not the query's). Used to re-score a shortlist, so a plain loop is enough.
+   */
   scanList(slots: ArrayLike<number>, count: number): ScanScores {
     const { layout } = this;
+    if (!this.keepsFloat32) return this.scanListFromCodes(slots, count);
     this.writeList(slots, count);
     this.kernels.dotF32List(layout.query, layout.vectors, layout.list, count, this.stride, layout.scores);
     return this.scores(count);
@@ -259,6 +381,22 @@ export class VectorArena {
     return this.queryScale;
   }
 
+  private scanListFromCodes(slots: ArrayLike<number>, count: number): ScanScores {
+    this.refreshViews();
+    const { dimension, codeStride, layout, f32, i8 } = this;
+    const query = layout.query / 4;
+    const scales = layout.scales / 4;
+    const out = layout.scores / 4;
+    for (let index = 0; index < count; index++) {
+      const slot = slots[index]!;
+      const codes = layout.codes + slot * codeStride;
+      let sum = 0;
+      for (let j = 0; j < dimension; j++) sum += f32[query + j]! * i8[codes + j]!;
+      f32[out + index] = sum * f32[scales + slot]!;
+    }
+    return this.scores(count);
+  }
+
   private writeList(slots: ArrayLike<number>, count: number): void {
     this.refreshViews();
     const offset = this.layout.list / 4;
@@ -289,14 +427,15 @@ export class VectorArena {
       offset = Math.ceil((offset + bytes) / 16) * 16;
       return start;
     };
-    const vectors = take(capacity * this.stride * 4);
+    const vectors = take(this.keepsFloat32 ? capacity * this.stride * 4 : 0);
     const codes = take(capacity * this.codeStride);
     const scales = take(this.codeStride > 0 ? capacity * 4 : 0);
     const scores = take(capacity * 4);
     const list = take(capacity * 4);
     const query = take(this.stride * 4);
     const queryCodes = take(this.codeStride * 2);
-    return { capacity, vectors, codes, scales, scores, list, query, queryCodes, end: offset };
+    const row = take(this.keepsFloat32 ? 0 : this.stride * 4);
+    return { capacity, vectors, codes, scales, scores, list, query, queryCodes, row, end: offset };
   }
 }
 
@@ -309,7 +448,7 @@ function quantize(
   source: Float32Array,
   start: number,
   dimension: number,
-  target: Int8Array,
+  target: Int8Array | Int16Array,
   offset: number,
   stride: number,
 ): number {

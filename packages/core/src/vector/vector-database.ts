@@ -1,6 +1,6 @@
 import type { FilterConvention, FilterInput, FilterNode, NativeFilter } from '../filter/index.js';
 import type { Chunk, Warning } from '../model/index.js';
-import type { DriverCapabilities, VectorDriver } from './driver.js';
+import type { DriverCapabilities, SparseVector, VectorDriver } from './driver.js';
 import type { Embedder } from './embedder.js';
 
 export type { DistanceMetric } from './driver.js';
@@ -11,6 +11,11 @@ export interface AddOptions {
   signal?: AbortSignal;
   /** Called after each written batch. */
   onProgress?: (progress: { written: number; total: number }) => void;
+  /**
+   * One sparse (BM25) vector per chunk, in the same order, written with the dense one. Only for a
+   * store with `capabilities.sparse`; each is checked against its limits before anything is written.
+   */
+  sparseVectors?: ReadonlyArray<SparseVector>;
 }
 
 export interface AddResult {
@@ -35,6 +40,14 @@ export interface VectorSearchOptions<Native = unknown> {
   /** Refuse (FilterError) a `filter` the backend cannot evaluate whole (default: the store's setting). */
   strictFilters?: boolean;
   signal?: AbortSignal;
+}
+
+/** `searchHybrid`: how the database weighs the dense and the sparse dot products it sums. */
+export interface HybridSearchOptions<Native = unknown> extends VectorSearchOptions<Native> {
+  /** Multiplies the dense query vector (default 1). */
+  denseWeight?: number;
+  /** Multiplies the sparse query vector (default 1). */
+  sparseWeight?: number;
 }
 
 export interface VectorHit {
@@ -105,6 +118,21 @@ export interface VectorDatabase<Native = unknown> {
   list?(options?: ListOptions): AsyncIterable<Chunk[]>;
   /** Every stored chunk with its stored vector where the database returns them. Only where the driver can list. */
   listRecords?(options?: ListOptions): AsyncIterable<ListedRecords>;
+  /**
+   * The chunks whose sparse vectors have the largest dot product with `sparse` (a BM25 query
+   * vector: the keyword branch run by the database). Scores are those dot products. Only where the
+   * driver has sparse vectors.
+   */
+  searchSparse?(sparse: SparseVector, options: VectorSearchOptions<Native>): Promise<VectorSearchResult>;
+  /**
+   * Ranked by the database on `denseWeight · (dense dot product) + sparseWeight · (sparse dot
+   * product)` in one query (Pinecone's sparse-dense query). Only where the driver has `queryHybrid`.
+   */
+  searchHybrid?(
+    query: string | Float32Array | readonly number[],
+    sparse: SparseVector,
+    options: HybridSearchOptions<Native>,
+  ): Promise<VectorSearchResult>;
   close(): Promise<void>;
 }
 
@@ -119,9 +147,25 @@ export interface Listable {
   listRecords(options?: ListOptions): AsyncIterable<ListedRecords>;
 }
 
+/** The store's `searchSparse`, present when the driver has sparse vectors. */
+export interface SparseSearchable<Native = unknown> {
+  searchSparse(sparse: SparseVector, options: VectorSearchOptions<Native>): Promise<VectorSearchResult>;
+}
+
+/** The store's `searchHybrid`, present when the database fuses dense and sparse itself. */
+export interface HybridSearchable<Native = unknown> {
+  searchHybrid(
+    query: string | Float32Array | readonly number[],
+    sparse: SparseVector,
+    options: HybridSearchOptions<Native>,
+  ): Promise<VectorSearchResult>;
+}
+
 type NativeOf<D> = D extends VectorDriver<infer Native> ? Native : unknown;
 
 /** The store made from driver type `D`: `delete` and `list` exactly where `D` has them. */
 export type VectorStoreOf<D extends VectorDriver<unknown>> = VectorDatabase<NativeOf<D>> &
   (D extends { delete: (...args: never[]) => unknown } ? Deletable : unknown) &
-  (D extends { list: (...args: never[]) => unknown } ? Listable : unknown);
+  (D extends { list: (...args: never[]) => unknown } ? Listable : unknown) &
+  (D extends { querySparse: (...args: never[]) => unknown } ? SparseSearchable<NativeOf<D>> : unknown) &
+  (D extends { queryHybrid: (...args: never[]) => unknown } ? HybridSearchable<NativeOf<D>> : unknown);

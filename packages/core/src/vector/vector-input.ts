@@ -40,20 +40,6 @@ export function checkVector(
   return zero === 'keep' ? 1 : 'a zero vector has no direction, so it has no cosine similarity';
 }
 
-/** Checks a query vector and returns it as a fresh Float32Array, scaled as `checkVector` says, or the problem. */
-export function prepareQuery(
-  input: unknown,
-  dimension: number,
-  metric: DistanceMetric,
-): Float32Array | string {
-  const scale = checkVector(input, dimension, metric, 'refuse');
-  if (typeof scale === 'string') return scale;
-  const values = input as ArrayLike<number>;
-  const vector = new Float32Array(dimension);
-  for (let j = 0; j < dimension; j++) vector[j] = values[j]! * scale;
-  return vector;
-}
-
 /** A JavaScript array or a numeric typed array (not a DataView, not a BigInt array). */
 export function isNumberArray(input: unknown): input is ArrayLike<unknown> {
   if (Array.isArray(input)) return true;

@@ -20,9 +20,18 @@ import {
   resolveFilter,
 } from '../filter/index.js';
 import type { Chunk, Warning } from '../model/index.js';
-import type { DistanceMetric, DriverMatch, VectorDriver, VectorRecord } from './driver.js';
+import type {
+  DistanceMetric,
+  DriverCallOptions,
+  DriverMatch,
+  SparseCapabilities,
+  SparseVector,
+  VectorDriver,
+  VectorRecord,
+} from './driver.js';
 import type { Embedder } from './embedder.js';
 import { scoreConversions, toSimilarity } from './score-conversion.js';
+import { scaleSparse, sparseVectorProblem } from './sparse-vectors.js';
 import {
   checkVectorSearchOptions,
   embedChunksForStore,
@@ -33,6 +42,7 @@ import type {
   AddOptions,
   AddResult,
   CallOptions,
+  HybridSearchOptions,
   ListedRecords,
   ListOptions,
   VectorDatabase,
@@ -145,6 +155,15 @@ export class VectorStore<Native = unknown> implements VectorDatabase<Native> {
   declare delete?: (ids: readonly string[], options?: CallOptions) => Promise<number>;
   declare list?: (options?: ListOptions) => AsyncIterable<Chunk[]>;
   declare listRecords?: (options?: ListOptions) => AsyncIterable<ListedRecords>;
+  declare searchSparse?: (
+    sparse: SparseVector,
+    options: VectorSearchOptions<Native>,
+  ) => Promise<VectorSearchResult>;
+  declare searchHybrid?: (
+    query: string | Float32Array | readonly number[],
+    sparse: SparseVector,
+    options: HybridSearchOptions<Native>,
+  ) => Promise<VectorSearchResult>;
 
   readonly #embedder: Embedder | undefined;
   readonly #strictFilters: boolean;
@@ -196,6 +215,32 @@ export class VectorStore<Native = unknown> implements VectorDatabase<Native> {
       this.list = (options) => this.#list(options);
       this.listRecords = (options) => this.#listRecords(options ?? {}, true);
     }
+    const { querySparse, queryHybrid } = driver;
+    if (typeof querySparse === 'function') {
+      this.searchSparse = async (sparse, options) => {
+        const limits = this.#sparseLimits('searchSparse');
+        checkVectorSearchOptions(options);
+        checkSparseQuery(sparse, limits);
+        return this.#rank(
+          options,
+          async () => (topK, filter, call) => querySparse.call(driver, sparse, { topK, filter, ...call }),
+        );
+      };
+    }
+    if (typeof queryHybrid === 'function') {
+      this.searchHybrid = async (query, sparse, options) => {
+        const limits = this.#sparseLimits('searchHybrid');
+        const { denseWeight = 1, sparseWeight = 1, ...rest } = checkHybridOptions(options);
+        checkSparseQuery(sparse, limits);
+        // The database sums the two dot products: weighting the query vectors weighs the sums.
+        const weighted = scaleSparse(sparse, sparseWeight);
+        return this.#rank(rest, async () => {
+          const vector = await this.#checkedQueryVector(query, rest.signal);
+          const dense = denseWeight === 1 ? vector : vector.map((x) => x * denseWeight);
+          return (topK, filter, call) => queryHybrid.call(driver, dense, weighted, { topK, filter, ...call });
+        });
+      };
+    }
   }
 
   get name(): string {
@@ -227,15 +272,16 @@ export class VectorStore<Native = unknown> implements VectorDatabase<Native> {
   }
 
   async add(input: readonly unknown[], options: AddOptions = {}): Promise<AddResult> {
-    const { embeddings, signal, onProgress } = options;
+    const { embeddings, signal, onProgress, sparseVectors } = options;
     throwIfAborted(signal);
     const chunks = prepareAddBatch(input, embeddings);
+    if (sparseVectors !== undefined) this.#checkSparseVectors(sparseVectors, chunks.length);
     if (chunks.length === 0) return { ids: [] };
     const vectors: ReadonlyArray<unknown> =
       embeddings ?? (await embedChunksForStore(this.#embedder, chunks, signal));
     throwIfAborted(signal);
     await this.#open(signal);
-    const records = this.#toRecords(chunks, vectors);
+    const records = this.#toRecords(chunks, vectors, sparseVectors);
 
     const { maxBatchSize, maxConcurrentWrites = 1 } = this.driver.capabilities;
     const batches = chunked(records, maxBatchSize ?? records.length);
@@ -272,6 +318,31 @@ export class VectorStore<Native = unknown> implements VectorDatabase<Native> {
     options: VectorSearchOptions<Native>,
   ): Promise<VectorSearchResult> {
     checkVectorSearchOptions(options);
+    return this.#rank(
+      options,
+      async () => {
+        const vector = await this.#checkedQueryVector(query, options.signal);
+        return (topK, filter, call) => this.driver.query(vector, { topK, filter, ...call });
+      },
+      // Read per hit: a driver may learn its score direction from its first answer.
+      (score) =>
+        toSimilarity(this.driver.capabilities.scoreConversion, this.driver.capabilities.metric, score),
+    );
+  }
+
+  /**
+   * What every search does around the driver's query: the filter resolved (native part pushed
+   * down, the rest evaluated here with a widening fetch), every hit re-checked, the threshold, one
+   * tie order. `prepare` readies the query (embedding, checks) once the filters are known to be
+   * valid; `convert` turns the driver's scores into similarities (sparse dot products are).
+   */
+  async #rank(
+    options: VectorSearchOptions<Native>,
+    prepare: () => Promise<
+      (topK: number, filter: Native | undefined, call: DriverCallOptions) => Promise<readonly DriverMatch[]>
+    >,
+    convert: (score: number) => number = (score) => score,
+  ): Promise<VectorSearchResult> {
     const { topK, scoreThreshold, filter, nativeFilter, signal } = options;
     throwIfAborted(signal);
     if (filter !== undefined && nativeFilter !== undefined) {
@@ -286,20 +357,15 @@ export class VectorStore<Native = unknown> implements VectorDatabase<Native> {
       filter === undefined
         ? undefined
         : resolveFilter(this, filter, { strict: options.strictFilters ?? this.#strictFilters });
-    const vector = await this.#queryVector(query, signal);
-    // Checked before opening where the dimension is known, and again once the driver has told it.
-    this.#checkQueryDimension(vector, query);
+    const query = await prepare();
     await this.#open(signal);
-    this.#checkQueryDimension(vector, query);
 
     const warnings: Warning[] = [...(resolved?.warnings ?? [])];
     const warn = (warning: Warning) => addWarning(warnings, warning);
     const native = given ?? (resolved?.native === undefined ? undefined : (resolved.native.filter as Native));
     const fetch = async (count: number): Promise<VectorHit[]> => {
-      const matches = await this.#call('search', () =>
-        this.driver.query(vector, { topK: count, filter: native, signal, warn }),
-      );
-      return this.#toHits(matches, signal);
+      const matches = await this.#call('search', () => query(count, native, { signal, warn }));
+      return this.#toHits(matches, signal, convert);
     };
 
     // Every hit is checked against the whole filter, the pushed part included: a database caught
@@ -453,10 +519,18 @@ export class VectorStore<Native = unknown> implements VectorDatabase<Native> {
     );
   }
 
-  /** Every vector checked (one dimension, finite, float32) and every record checked by the driver; one error lists all problems. */
-  #toRecords(chunks: Chunk[], vectors: ReadonlyArray<unknown>): VectorRecord[] {
+  /**
+   * Every vector checked (one dimension, finite, float32), every sparse vector against the
+   * database's limits, and every record by the driver; one error lists all problems.
+   */
+  #toRecords(
+    chunks: Chunk[],
+    vectors: ReadonlyArray<unknown>,
+    sparseVectors: ReadonlyArray<SparseVector> | undefined,
+  ): VectorRecord[] {
     const first = vectors[0];
     const dimension = this.dimension ?? (isNumberArray(first) ? first.length : 0);
+    const sparseLimits = this.driver.capabilities.sparse;
     const problems: ChunkProblem[] = [];
     const records: VectorRecord[] = [];
     chunks.forEach((chunk, index) => {
@@ -466,10 +540,19 @@ export class VectorStore<Native = unknown> implements VectorDatabase<Native> {
         problems.push({ index, id: chunk.id, reason: checked });
         return;
       }
+      const sparse = sparseVectors?.[index];
+      if (sparseVectors !== undefined && sparseLimits !== undefined) {
+        const sparseProblem = sparseVectorProblem(sparse, sparseLimits);
+        if (sparseProblem !== undefined) {
+          problems.push({ index, id: chunk.id, reason: `sparse vector: ${sparseProblem}` });
+          return;
+        }
+      }
       // A Float32Array is written as given (drivers copy or send it before add returns).
       records.push({
         ...chunk,
         vector: vector instanceof Float32Array ? vector : Float32Array.from(vector as ArrayLike<number>),
+        ...(sparse === undefined ? {} : { sparse }),
       });
     });
     if (problems.length === 0 && this.driver.checkRecords) {
@@ -550,6 +633,49 @@ export class VectorStore<Native = unknown> implements VectorDatabase<Native> {
     return vector instanceof Float32Array ? vector : Float32Array.from(vector as ArrayLike<number>);
   }
 
+  /** The query as a checked vector of the store's dimension (a text embedded by the store's embedder). */
+  async #checkedQueryVector(
+    query: string | Float32Array | readonly number[],
+    signal: AbortSignal | undefined,
+  ): Promise<Float32Array> {
+    throwIfAborted(signal);
+    const vector = await this.#queryVector(query, signal);
+    // Checked before opening where the dimension is known, and again once the driver has told it.
+    this.#checkQueryDimension(vector, query);
+    await this.#open(signal);
+    this.#checkQueryDimension(vector, query);
+    return vector;
+  }
+
+  #sparseLimits(operation: string): SparseCapabilities {
+    const limits = this.driver.capabilities.sparse;
+    if (limits === undefined) {
+      throw new InvalidArgumentError({
+        argument: operation,
+        message: `the ${this.driver.name} driver has ${operation === 'searchHybrid' ? 'queryHybrid' : 'querySparse'} but declares no capabilities.sparse`,
+      });
+    }
+    return limits;
+  }
+
+  /** One sparse vector per chunk, each within the database's limits: checked before anything is written. */
+  #checkSparseVectors(sparseVectors: ReadonlyArray<SparseVector>, count: number): void {
+    const limits = this.driver.capabilities.sparse;
+    if (limits === undefined) {
+      throw new InvalidArgumentError({
+        argument: 'sparseVectors',
+        message: `the ${this.driver.name} store keeps no sparse vectors (create it with sparse vectors enabled, or keep the keyword side in-process)`,
+      });
+    }
+    if (!Array.isArray(sparseVectors) || sparseVectors.length !== count) {
+      throw new InvalidArgumentError({
+        argument: 'sparseVectors',
+        value: Array.isArray(sparseVectors) ? sparseVectors.length : sparseVectors,
+        message: `expected one sparse vector per chunk (${count})`,
+      });
+    }
+  }
+
   #checkQueryDimension(vector: Float32Array, query: unknown): void {
     const dimension = this.dimension;
     if (dimension !== undefined && vector.length !== dimension) {
@@ -560,7 +686,11 @@ export class VectorStore<Native = unknown> implements VectorDatabase<Native> {
     }
   }
 
-  async #toHits(matches: readonly DriverMatch[], signal: AbortSignal | undefined): Promise<VectorHit[]> {
+  async #toHits(
+    matches: readonly DriverMatch[],
+    signal: AbortSignal | undefined,
+    convert: (score: number) => number,
+  ): Promise<VectorHit[]> {
     const missing = matches.filter((match) => match.chunk === undefined).map((match) => match.id);
     const fetched =
       missing.length === 0
@@ -571,7 +701,6 @@ export class VectorStore<Native = unknown> implements VectorDatabase<Native> {
               chunk,
             ]),
           );
-    const { scoreConversion, metric } = this.driver.capabilities;
     const hits: VectorHit[] = [];
     for (const match of matches) {
       const chunk = match.chunk ?? fetched?.get(match.id);
@@ -583,7 +712,7 @@ export class VectorStore<Native = unknown> implements VectorDatabase<Native> {
           message: `the ${this.driver.name} backend returned no score for '${match.id}'`,
         });
       }
-      hits.push({ chunk, score: toSimilarity(scoreConversion, metric, match.score) });
+      hits.push({ chunk, score: convert(match.score) });
     }
     return hits;
   }
@@ -600,6 +729,31 @@ function checkIds(ids: readonly string[]): string[] {
     throw new InvalidArgumentError({ argument: 'ids', value: ids, message: 'expected an array of strings' });
   }
   return [...new Set(ids)];
+}
+
+/** A sparse query vector the database can take, or an InvalidArgumentError saying why not. */
+function checkSparseQuery(sparse: unknown, limits: SparseCapabilities): void {
+  const problem = sparseVectorProblem(sparse, limits);
+  if (problem !== undefined) throw new InvalidArgumentError({ argument: 'sparse', message: problem });
+}
+
+/** `searchHybrid`'s options: the search options plus two finite weights. */
+function checkHybridOptions<Native>(options: HybridSearchOptions<Native>): HybridSearchOptions<Native> {
+  const { denseWeight, sparseWeight, ...rest } = options ?? ({} as HybridSearchOptions<Native>);
+  for (const [argument, weight] of [
+    ['denseWeight', denseWeight],
+    ['sparseWeight', sparseWeight],
+  ] as const) {
+    if (weight !== undefined && !(typeof weight === 'number' && Number.isFinite(weight) && weight >= 0)) {
+      throw new InvalidArgumentError({
+        argument,
+        value: weight,
+        message: 'expected a finite number of at least 0',
+      });
+    }
+  }
+  checkVectorSearchOptions(rest as VectorSearchOptions<Native>);
+  return options;
 }
 
 /** Adds a driver's warning to a result's, once (a widening search or a batched add repeats it). */

@@ -186,6 +186,95 @@ describe('loopback Pinecone', () => {
     expect(server.requests.at(-1)).toMatchObject({ operation: 'list', status: 400 });
   });
 
+  it('stores sparse-dense records and scores a hybrid query by the summed dot product (dotproduct only)', async () => {
+    const index = client.index({ name: 'dot', namespace: 'hybrid' });
+    await index.upsert({
+      records: [
+        // Indices out of order on the wire are stored ascending.
+        {
+          id: 'a',
+          values: [1, 0, 0],
+          sparseValues: { indices: [7, 3], values: [2, 1] },
+          metadata: { kind: 'x' },
+        },
+        { id: 'b', values: [0, 1, 0], sparseValues: { indices: [3, 4_000_000_000], values: [5, 1] } },
+        { id: 'c', values: [0, 0, 1] },
+      ],
+    });
+    const fetched = await index.fetch({ ids: ['a', 'c'] });
+    expect(fetched.records.a!.sparseValues).toEqual({ indices: [3, 7], values: [1, 2] });
+    expect(fetched.records.c!.sparseValues).toBeUndefined();
+
+    const sparseVector = { indices: [3, 7, 4_000_000_000], values: [1, 0.5, 2] };
+    const hybrid = await index.query({ vector: [1, 1, 0], sparseVector, topK: 3, includeValues: true });
+    // a: 1 + (1·1 + 2·0.5) = 3; b: 1 + (5·1 + 1·2) = 8; c: 0 + 0.
+    expect(hybrid.matches.map(({ id, score }) => [id, score])).toEqual([
+      ['b', 8],
+      ['a', 3],
+      ['c', 0],
+    ]);
+    expect(hybrid.matches[0]!.sparseValues).toEqual({ indices: [3, 4_000_000_000], values: [5, 1] });
+    // A zero dense vector ranks by the sparse part alone (Pinecone's alpha = 0); filters apply.
+    const sparseOnly = await index.query({ vector: [0, 0, 0], sparseVector, topK: 3, filter: { kind: 'x' } });
+    expect(sparseOnly.matches.map(({ id, score }) => [id, score])).toEqual([['a', 2]]);
+
+    // update replaces the sparse values of one record and leaves the rest.
+    await index.update({ id: 'c', sparseValues: { indices: [7], values: [10] } });
+    await index.update({ id: 'missing', sparseValues: { indices: [7], values: [10] } });
+    expect(server.records('dot', 'hybrid').get('c')).toMatchObject({
+      values: [0, 0, 1],
+      sparseValues: { indices: [7], values: [10] },
+    });
+    const updated = await index.query({ vector: [0, 0, 0], sparseVector, topK: 1 });
+    expect(updated.matches.map(({ id, score }) => [id, score])).toEqual([['b', 7]]);
+    expect(server.records('dot', 'hybrid').has('missing')).toBe(false);
+  });
+
+  it('refuses sparse queries where Pinecone does: other metrics, no dense vector, malformed sparse values', async () => {
+    // Other metrics store and fetch sparse values, but cannot query with them.
+    const cosine = client.index({ name: 'cos', namespace: 'sparse' });
+    await cosine.upsert({
+      records: [{ id: 'a', values: [1, 0, 0], sparseValues: { indices: [1], values: [1] } }],
+    });
+    expect((await cosine.fetch({ ids: ['a'] })).records.a!.sparseValues).toEqual({
+      indices: [1],
+      values: [1],
+    });
+    const wrongMetric = await rejection(
+      cosine.query({ vector: [1, 0, 0], sparseVector: { indices: [1], values: [1] }, topK: 1 }),
+    );
+    expect(wrongMetric.name).toBe('PineconeBadRequestError');
+    expect(wrongMetric.message).toMatch(/Index configuration does not support sparse values/);
+
+    const dot = client.index({ name: 'dot', namespace: 'sparse-limits' });
+    const sparseOnly = await rejection(
+      dot.query({ sparseVector: { indices: [1], values: [1] }, topK: 1 } as unknown as Parameters<
+        typeof dot.query
+      >[0]),
+    );
+    expect(sparseOnly.message).toMatch(/needs a dense query vector/);
+    const tooMany = Array.from({ length: 1001 }, (_, i) => i);
+    const cases: Array<[string, { indices: number[]; values: number[] }, RegExp]> = [
+      ['lengths', { indices: [1, 2], values: [1] }, /2 indices but 1 values/],
+      ['duplicates', { indices: [4, 4], values: [1, 2] }, /sparse index 4 appears twice/],
+      ['negative', { indices: [-1], values: [1] }, /not a uint32/],
+      ['too large', { indices: [2 ** 32], values: [1] }, /not a uint32/],
+      [
+        'non-zeros',
+        { indices: tooMany, values: tooMany },
+        /1001 non-zero values, more than the limit of 1000/,
+      ],
+    ];
+    for (const [label, sparseValues, message] of cases) {
+      const error = await rejection(
+        dot.upsert({ records: [{ id: 'bad', values: [1, 0, 0], sparseValues }] }),
+      );
+      expect(error.name, label).toBe('PineconeBadRequestError');
+      expect(error.message, label).toMatch(message);
+    }
+    expect(server.records('dot', 'sparse-limits').size).toBe(0);
+  });
+
   it('answers a wrong API key with 401, and records the API-version header', async () => {
     const intruder = new Pinecone({ apiKey: 'not-the-key', controllerHostUrl: server.url, maxRetries: 0 });
     const error = await rejection(intruder.index({ host: server.hostOf('cos') }).describeIndexStats());

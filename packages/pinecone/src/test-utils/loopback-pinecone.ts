@@ -11,7 +11,8 @@ import { evaluatePineconeFilter, type PineconeFilterSemantics } from './pinecone
  * Control plane (at the server's root, `controllerHostUrl`): `GET /indexes/{name}`, `GET /indexes`.
  * Data plane (one host per index, `http://127.0.0.1:PORT/hosts/{name}`):
  * `POST /vectors/upsert`, `POST /query`, `GET /vectors/fetch`, `GET /vectors/list`,
- * `POST /vectors/delete` (ids, filter, deleteAll), `POST /describe_index_stats`.
+ * `POST /vectors/update` (by id), `POST /vectors/delete` (ids, filter, deleteAll),
+ * `POST /describe_index_stats`.
  *
  * Semantics, from Pinecone's documentation:
  * - Metrics: `cosine` scores cos θ, `dotproduct` the inner product (both best-first, descending),
@@ -21,6 +22,29 @@ import { evaluatePineconeFilter, type PineconeFilterSemantics } from './pinecone
  *   size); ids of 1 to 512 characters; dense vectors of the index's dimension with at least one
  *   non-zero value; top_k from 1 to 10,000; 1,000 ids per fetch or delete.
  * - Metadata: string, number, boolean or list of strings values; null is refused.
+ * - Sparse-dense (hybrid) records, as Pinecone documents them for a dense index
+ *   (https://docs.pinecone.io/guides/data/upsert-sparse-dense-vectors,
+ *   https://docs.pinecone.io/guides/data/query-sparse-dense-vectors,
+ *   https://docs.pinecone.io/guides/data/understanding-hybrid-search,
+ *   https://docs.pinecone.io/reference/known-limitations, and for update
+ *   https://docs.pinecone.io/guides/manage-data/update-data):
+ *   - a record may carry `sparseValues` `{ indices, values }` beside its dense `values` (which a
+ *     dense index still requires): indices uint32, values float32, arrays of one length, at most
+ *     1,000 non-zero entries; duplicate indices are refused (the loopback's reading: a sparse
+ *     vector names each dimension once). Upsert, update and fetch of sparse values succeed on any
+ *     metric; fetch (and a query with `includeValues`) returns them;
+ *   - a query may add `sparseVector` to its dense `vector`: the index then scores each record by
+ *     the dot product of the two sparse-dense vectors, `vector·values + sparseVector·sparseValues`
+ *     ("Pinecone views your sparse-dense vector as a single vector"); a record without sparse
+ *     values contributes 0 on the sparse side. Only the dotproduct metric allows this: elsewhere
+ *     the query is a 400, `Index configuration does not support sparse values` (Pinecone's body,
+ *     as quoted in langchain-ai/langchain#2451). A dense index needs the dense `vector` (or an
+ *     `id`): a query with only `sparseVector` is a 400. Pinecone's way to rank by the sparse part
+ *     alone (alpha 0 in its `hybrid_score_norm`) is a zero dense vector, which the dotproduct
+ *     metric accepts (cosine refuses a zero query vector).
+ *   Pinecone's wording of the validation messages is not documented; the loopback's are its own.
+ *   Exhaustive scoring: on serverless indexes Pinecone may pick candidates by the dense part
+ *   first; the loopback ranks every record exactly.
  * - Filters: `evaluatePineconeFilter` (./pinecone-filter-evaluator.ts), so the server and the
  *   convention's tests agree; a malformed filter is a 400.
  * - List: the ids of a namespace that start with `prefix`, in sorted order (bitwise "C"
@@ -46,6 +70,7 @@ export type LoopbackOperation =
   | 'query'
   | 'fetch'
   | 'list'
+  | 'update'
   | 'delete'
   | 'describe_index_stats';
 
@@ -109,8 +134,15 @@ export interface LoopbackPineconeOptions {
   maxRequestBytes?: number;
 }
 
+/** Sparse values as stored: ascending indices (float32 values), so dot products merge in one pass. */
+interface StoredSparse {
+  indices: number[];
+  values: number[];
+}
+
 interface StoredRecord {
   values: number[];
+  sparse?: StoredSparse | undefined;
   metadata: Record<string, unknown> | undefined;
 }
 
@@ -132,7 +164,7 @@ export interface LoopbackPinecone {
   records(
     indexName: string,
     namespace?: string,
-  ): Map<string, { values: number[]; metadata?: Record<string, unknown> }>;
+  ): Map<string, { values: number[]; sparseValues?: StoredSparse; metadata?: Record<string, unknown> }>;
   /** Every request received, in order. */
   readonly requests: LoopbackRequestRecord[];
   addFault(rule: FaultRule): void;
@@ -146,6 +178,8 @@ const MAX_UPSERT_RECORDS = 1000;
 const MAX_IDS = 1000;
 const MAX_TOP_K = 10_000;
 const MAX_ID_LENGTH = 512;
+/** Non-zero entries of one sparse vector in a sparse-dense (hybrid) index. */
+const MAX_SPARSE_NON_ZERO = 1000;
 const DEFAULT_LIST_LIMIT = 100;
 
 class HttpError extends Error {
@@ -325,6 +359,13 @@ export async function startLoopbackPinecone(
           throw invalid(`topK must be an integer from 1 to ${MAX_TOP_K}, got ${JSON.stringify(topK)}`);
         }
         const namespace = namespaceOf(index!, request.namespace, false);
+        const sparseQuery =
+          request.sparseVector === undefined || request.sparseVector === null
+            ? undefined
+            : checkSparse(request.sparseVector, 'sparse query vector');
+        if (sparseQuery !== undefined && index!.metric !== 'dotproduct') {
+          throw invalid('Index configuration does not support sparse values');
+        }
         let query: number[];
         if (request.vector !== undefined) {
           query = checkValues(request.vector, index!, 'query vector');
@@ -333,6 +374,10 @@ export async function startLoopbackPinecone(
           if (found === undefined)
             return { matches: [], namespace: nameOf(request.namespace), usage: { readUnits: 1 } };
           query = found.values;
+        } else if (sparseQuery !== undefined) {
+          throw invalid(
+            'A dense index needs a dense query vector: give vector (a zero vector ranks by the sparse values alone)',
+          );
         } else {
           throw invalid('Exactly one of vector, sparse vector or id must be provided');
         }
@@ -348,7 +393,9 @@ export async function startLoopbackPinecone(
           order++;
           if (isObject(filter) && Object.keys(filter).length > 0 && !matchesFilter(filter, stored.metadata))
             continue;
-          matches.push({ id, score: score(index!.metric, query, stored.values), order, stored });
+          const dense = score(index!.metric, query, stored.values);
+          const sparse = sparseQuery === undefined ? 0 : sparseDot(sparseQuery, stored.sparse);
+          matches.push({ id, score: dense + sparse, order, stored });
         }
         const ascending = index!.metric === 'euclidean';
         matches.sort((a, b) => (ascending ? a.score - b.score : b.score - a.score) || a.order - b.order);
@@ -357,6 +404,7 @@ export async function startLoopbackPinecone(
             id,
             score,
             values: request.includeValues === true ? stored.values : [],
+            ...(request.includeValues === true && stored.sparse ? { sparseValues: stored.sparse } : {}),
             ...(request.includeMetadata === true && stored.metadata !== undefined
               ? { metadata: stored.metadata }
               : {}),
@@ -378,6 +426,7 @@ export async function startLoopbackPinecone(
             vectors[id] = {
               id,
               values: stored.values,
+              ...(stored.sparse === undefined ? {} : { sparseValues: stored.sparse }),
               ...(stored.metadata === undefined ? {} : { metadata: stored.metadata }),
             };
           }
@@ -409,6 +458,33 @@ export async function startLoopbackPinecone(
           namespace: nameOf(namespaceName),
           usage: { readUnits: 1 },
         };
+      }
+      case 'update': {
+        // By id: values and sparseValues replace the stored ones, setMetadata adds or changes
+        // fields; an unknown id changes nothing and is still a 200 (Pinecone's update docs).
+        const request = parseJson(body);
+        if (typeof request.id !== 'string' || request.id.length === 0)
+          throw invalid('id: a record id is required');
+        const values =
+          request.values === undefined
+            ? undefined
+            : checkValues(request.values, index!, `vector ${request.id}`);
+        const sparse =
+          request.sparseValues === undefined
+            ? undefined
+            : checkSparse(request.sparseValues, `vector ${request.id}`);
+        const setMetadata =
+          request.setMetadata === undefined ? undefined : checkMetadata(request.setMetadata, request.id);
+        const stored = namespaceOf(index!, request.namespace, false)?.get(request.id);
+        if (stored === undefined) return { matchedRecords: 0 };
+        if (values !== undefined) stored.values = values;
+        if (sparse !== undefined) stored.sparse = sparse;
+        if (setMetadata !== undefined) {
+          const merged = { ...stored.metadata, ...setMetadata };
+          checkMetadata(merged, request.id);
+          stored.metadata = merged;
+        }
+        return { matchedRecords: 1 };
       }
       case 'delete': {
         const request = parseJson(body);
@@ -504,10 +580,14 @@ export async function startLoopbackPinecone(
     },
     records(indexName, namespace = '') {
       const index = indexes.get(indexName);
-      const copy = new Map<string, { values: number[]; metadata?: Record<string, unknown> }>();
+      const copy = new Map<
+        string,
+        { values: number[]; sparseValues?: StoredSparse; metadata?: Record<string, unknown> }
+      >();
       for (const [id, stored] of index?.namespaces.get(keyOf(namespace)) ?? []) {
         copy.set(id, {
           values: [...stored.values],
+          ...(stored.sparse ? { sparseValues: structuredClone(stored.sparse) } : {}),
           ...(stored.metadata ? { metadata: { ...stored.metadata } } : {}),
         });
       }
@@ -555,6 +635,7 @@ function routeOf(method: string, path: string): Route | undefined {
       'POST /query': 'query',
       'GET /vectors/fetch': 'fetch',
       'GET /vectors/list': 'list',
+      'POST /vectors/update': 'update',
       'POST /vectors/delete': 'delete',
       'POST /describe_index_stats': 'describe_index_stats',
       'GET /describe_index_stats': 'describe_index_stats',
@@ -573,39 +654,88 @@ function checkRecord(input: unknown, index: LoopbackIndex): { id: string; stored
   if (typeof id !== 'string' || id.length === 0) throw invalid('Vector ID must be a non-empty string');
   if (id.length > MAX_ID_LENGTH)
     throw invalid(`Vector ID ${id.slice(0, 20)}... exceeds ${MAX_ID_LENGTH} characters`);
-  if (input.sparseValues !== undefined && input.sparseValues !== null) {
-    throw invalid('This loopback index is dense only: sparse values are not supported');
-  }
+  const sparse =
+    input.sparseValues === undefined || input.sparseValues === null
+      ? undefined
+      : checkSparse(input.sparseValues, `vector ${id}`);
   const values = checkValues(input.values, index, `vector ${id}`);
   if (values.every((value) => value === 0)) {
     throw invalid(
       `Dense vectors must contain at least one non-zero value. Vector ID '${id}' contains only zeros`,
     );
   }
-  let metadata: Record<string, unknown> | undefined;
-  if (input.metadata !== undefined && input.metadata !== null) {
-    if (!isObject(input.metadata)) throw invalid(`Metadata of vector ${id} must be an object`);
-    for (const [key, value] of Object.entries(input.metadata)) {
-      const ok =
-        typeof value === 'string' ||
-        typeof value === 'boolean' ||
-        (typeof value === 'number' && Number.isFinite(value)) ||
-        (Array.isArray(value) && value.every((item) => typeof item === 'string'));
-      if (!ok) {
-        throw invalid(
-          `Metadata value must be a string, number, boolean or list of strings, got '${JSON.stringify(value)}' for field '${key}' (vector ${id})`,
-        );
-      }
-    }
-    const size = Buffer.byteLength(JSON.stringify(input.metadata));
-    if (size > MAX_METADATA_BYTES) {
+  const metadata =
+    input.metadata === undefined || input.metadata === null ? undefined : checkMetadata(input.metadata, id);
+  return { id, stored: { values, sparse, metadata } };
+}
+
+/** Metadata Pinecone stores: flat string, number, boolean or string-list values, at most 40 KB of JSON. */
+function checkMetadata(input: unknown, id: string): Record<string, unknown> {
+  if (!isObject(input)) throw invalid(`Metadata of vector ${id} must be an object`);
+  for (const [key, value] of Object.entries(input)) {
+    const ok =
+      typeof value === 'string' ||
+      typeof value === 'boolean' ||
+      (typeof value === 'number' && Number.isFinite(value)) ||
+      (Array.isArray(value) && value.every((item) => typeof item === 'string'));
+    if (!ok) {
       throw invalid(
-        `Metadata size is ${size} bytes, which exceeds the limit of ${MAX_METADATA_BYTES} bytes per vector (vector ${id})`,
+        `Metadata value must be a string, number, boolean or list of strings, got '${JSON.stringify(value)}' for field '${key}' (vector ${id})`,
       );
     }
-    metadata = structuredClone(input.metadata);
   }
-  return { id, stored: { values, metadata } };
+  const size = Buffer.byteLength(JSON.stringify(input));
+  if (size > MAX_METADATA_BYTES) {
+    throw invalid(
+      `Metadata size is ${size} bytes, which exceeds the limit of ${MAX_METADATA_BYTES} bytes per vector (vector ${id})`,
+    );
+  }
+  return structuredClone(input);
+}
+
+/** Sparse values: `{ indices, values }` of one length, uint32 indices named once, float32 values, at most 1,000. */
+function checkSparse(input: unknown, what: string): StoredSparse {
+  if (!isObject(input) || !Array.isArray(input.indices) || !Array.isArray(input.values)) {
+    throw invalid(`${what}: sparse values must be an object with indices and values lists`);
+  }
+  const { indices, values } = input as { indices: unknown[]; values: unknown[] };
+  if (indices.length !== values.length) {
+    throw invalid(`${what}: sparse values have ${indices.length} indices but ${values.length} values`);
+  }
+  if (indices.length > MAX_SPARSE_NON_ZERO) {
+    throw invalid(
+      `${what}: sparse vector has ${indices.length} non-zero values, more than the limit of ${MAX_SPARSE_NON_ZERO}`,
+    );
+  }
+  const entries = indices.map((index, position) => {
+    if (!Number.isSafeInteger(index) || (index as number) < 0 || (index as number) > 0xffffffff) {
+      throw invalid(`${what}: sparse index ${JSON.stringify(index)} is not a uint32`);
+    }
+    const value = values[position];
+    if (typeof value !== 'number' || !Number.isFinite(Math.fround(value))) {
+      throw invalid(`${what}: sparse value ${JSON.stringify(value)} is not a finite float32`);
+    }
+    return [index as number, Math.fround(value)] as const;
+  });
+  entries.sort((a, b) => a[0] - b[0]);
+  for (let i = 1; i < entries.length; i++) {
+    if (entries[i]![0] === entries[i - 1]![0])
+      throw invalid(`${what}: sparse index ${entries[i]![0]} appears twice`);
+  }
+  return { indices: entries.map(([index]) => index), values: entries.map(([, value]) => value) };
+}
+
+/** The dot product of two sparse vectors with ascending indices (0 when the record has none). */
+function sparseDot(query: StoredSparse, stored: StoredSparse | undefined): number {
+  if (stored === undefined) return 0;
+  let dot = 0;
+  for (let q = 0, s = 0; q < query.indices.length && s < stored.indices.length; ) {
+    const difference = query.indices[q]! - stored.indices[s]!;
+    if (difference === 0) dot += query.values[q++]! * stored.values[s++]!;
+    else if (difference < 0) q++;
+    else s++;
+  }
+  return dot;
 }
 
 function checkValues(input: unknown, index: LoopbackIndex, what: string): number[] {

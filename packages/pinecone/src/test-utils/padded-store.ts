@@ -9,7 +9,8 @@ import type { PineconeFilter } from '../pinecone-filter.js';
  * cosine similarity, dot product and Euclidean distance unchanged. It also waits, after each
  * write, until the index stats count what was written (Pinecone is eventually consistent), so
  * that the conformance suite's read-after-write checks see the write. `createVectorStore` makes
- * it a store (the store's embedder then embeds at the smaller dimension).
+ * it a store (the store's embedder then embeds at the smaller dimension). Sparse vectors (with the
+ * inner driver's `sparse` setting) are kept as they are.
  */
 export function paddedDriver(
   inner: PineconeDriver,
@@ -61,5 +62,10 @@ export function paddedDriver(
       return removed;
     },
     list: (call) => inner.list(call),
+    // Sparse vectors pass as they are; the dense part of a hybrid query is padded like any query.
+    ...(inner.querySparse ? { querySparse: inner.querySparse } : {}),
+    ...(inner.queryHybrid
+      ? { queryHybrid: (dense, sparse, call) => inner.queryHybrid!(pad(dense), sparse, call) }
+      : {}),
   };
 }

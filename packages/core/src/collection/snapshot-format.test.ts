@@ -1,0 +1,243 @@
+import { createHash } from 'node:crypto';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { IndexFormatError } from '../errors/index.js';
+import type { Chunk } from '../model/index.js';
+import { HashEmbedder } from '../vector/embedders/index.js';
+import { InMemoryVectorStore } from '../vector/in-memory-vector-store.js';
+import { decodeChunkTable, encodeChunkTable } from './chunk-table.js';
+import { openCollection } from './collection.js';
+import { createFileStorage } from './file-storage.js';
+import { type CollectionStorage, createMemoryStorage } from './storage.js';
+
+const embedder = new HashEmbedder({ dimension: 32 });
+const folders: string[] = [];
+
+afterEach(async () => {
+  for (const folder of folders.splice(0)) await rm(folder, { recursive: true, force: true });
+});
+
+async function folder(): Promise<string> {
+  const path = await mkdtemp(join(tmpdir(), 'zerda-snapshot-'));
+  folders.push(path);
+  return path;
+}
+
+function corpus(size: number): Chunk[] {
+  return Array.from({ length: size }, (_, i) => ({
+    id: `c${i}`,
+    text: `${['solar panels', 'wind farms', 'river water'][i % 3]} report ${i}`,
+    ...(i % 2 === 0 ? { docId: `doc${i % 5}` } : {}),
+    ...(i % 3 === 0 ? { metadata: { year: 2000 + i, tags: ['a', 'b'], open: i % 2 === 0 } } : {}),
+  }));
+}
+
+/** The storage's snapshot and log, with its lock made reusable (a second opener in one test). */
+function reopenable(storage: CollectionStorage): CollectionStorage {
+  return { ...storage, lock: async () => ({ release: async () => {} }) };
+}
+
+describe('collection chunk table', () => {
+  const chunks: Chunk[] = [
+    { id: 'a', text: 'plain text' },
+    { id: 'b', text: 'ünïcödé — 漢字 😀', docId: 'd1' },
+    { id: 'c', text: '', metadata: { year: 2024, tags: ['x'], ok: true, name: 'n' } },
+    { id: 'd', text: 'both', docId: 'd2', metadata: { n: 1.5 } },
+  ];
+
+  it('reads back what it wrote, optional fields included', () => {
+    expect(decodeChunkTable(encodeChunkTable(chunks), 'test')).toEqual(chunks);
+    expect(decodeChunkTable(encodeChunkTable([]), 'test')).toEqual([]);
+  });
+
+  it('keeps a lone surrogate as it was', () => {
+    const odd = [{ id: 'x', text: 'half \ud83d of an emoji' }, ...chunks];
+    expect(decodeChunkTable(encodeChunkTable(odd), 'test')).toEqual(odd);
+  });
+
+  it('refuses a truncated table, a foreign one, a wrong version and damaged lengths', () => {
+    const bytes = encodeChunkTable(chunks);
+    const refused = (damaged: Uint8Array): string => {
+      try {
+        decodeChunkTable(damaged, 'where');
+      } catch (error) {
+        expect(IndexFormatError.isInstance(error)).toBe(true);
+        return (error as Error).message;
+      }
+      throw new Error('accepted a damaged table');
+    };
+    expect(refused(bytes.subarray(0, bytes.byteLength - 3))).toMatch(/truncated/);
+    expect(refused(bytes.subarray(0, 10))).toMatch(/too short/);
+    const foreign = bytes.slice();
+    foreign[0] = 0;
+    expect(refused(foreign)).toMatch(/magic/);
+    const version = bytes.slice();
+    new DataView(version.buffer).setUint32(8, 9, true);
+    expect(refused(version)).toMatch(/version 9/);
+    // A flipped bit in the first string's length: the lengths no longer add up to the text.
+    const lengthsAt = 24 + 4;
+    const flipped = bytes.slice();
+    flipped[lengthsAt] = (flipped[lengthsAt] as number) ^ 0x04;
+    expect(refused(flipped)).toMatch(/do not add up/);
+    const count = bytes.slice();
+    new DataView(count.buffer).setUint32(12, 5, true);
+    expect(refused(count)).toMatch(/header says|count/);
+  });
+});
+
+describe('collection snapshot formats', () => {
+  it('refuses a snapshot blob with a flipped bit (the file storage checks a CRC-32 per blob)', async () => {
+    const directory = await folder();
+    const first = await openCollection({
+      store: new InMemoryVectorStore({ embedder }),
+      storage: createFileStorage(directory),
+    });
+    await first.add(corpus(20));
+    await first.close();
+    const manifest = JSON.parse(await readFile(join(directory, 'zerda-collection.json'), 'utf8'));
+    expect(manifest.version).toBe(2);
+    expect(typeof manifest.blobs.chunks.crc32).toBe('number');
+    for (const key of ['chunks', 'vector-arena']) {
+      const path = join(directory, manifest.blobs[key].file);
+      const original = await readFile(path);
+      const flipped = Buffer.from(original);
+      flipped[flipped.length >> 1] = (flipped[flipped.length >> 1] as number) ^ 0x10;
+      await writeFile(path, flipped);
+      const error = await openCollection({
+        store: new InMemoryVectorStore({ embedder }),
+        storage: createFileStorage(directory),
+      }).catch((e: unknown) => e);
+      expect(IndexFormatError.isInstance(error), key).toBe(true);
+      expect((error as Error).message).toMatch(new RegExp(`'${key}' blob does not match`));
+      await writeFile(path, original);
+    }
+    const again = await openCollection({
+      store: new InMemoryVectorStore({ embedder }),
+      storage: createFileStorage(directory),
+    });
+    expect(await again.count()).toBe(20);
+    await again.close();
+  });
+
+  it('reads a folder written with SHA-256 blobs (storage version 1) and rewrites it as version 2', async () => {
+    const directory = await folder();
+    const first = await openCollection({
+      store: new InMemoryVectorStore({ embedder }),
+      storage: createFileStorage(directory),
+    });
+    await first.add(corpus(12));
+    const before = await first.retrieve('wind report', { k: 5 });
+    await first.close();
+    const manifestPath = join(directory, 'zerda-collection.json');
+    const manifest = JSON.parse(await readFile(manifestPath, 'utf8'));
+    for (const reference of Object.values(manifest.blobs) as Array<Record<string, unknown>>) {
+      const data = await readFile(join(directory, reference.file as string));
+      delete reference.crc32;
+      reference.sha256 = createHash('sha256').update(data).digest('hex');
+    }
+    manifest.version = 1;
+    await writeFile(manifestPath, JSON.stringify(manifest));
+    const second = await openCollection({
+      store: new InMemoryVectorStore({ embedder }),
+      storage: createFileStorage(directory),
+    });
+    const after = await second.retrieve('wind report', { k: 5 });
+    expect(after.hits.map((hit) => [hit.chunk.id, hit.score])).toEqual(
+      before.hits.map((hit) => [hit.chunk.id, hit.score]),
+    );
+    await second.close();
+    expect(JSON.parse(await readFile(manifestPath, 'utf8')).version).toBe(2);
+    expect((await readdir(directory)).filter((name) => name.startsWith('blob-')).length).toBe(4);
+  });
+
+  it('reads a version 1 snapshot (chunks as JSON lines) and writes version 3 on the next snapshot', async () => {
+    const storage = createMemoryStorage();
+    const store = new InMemoryVectorStore({ embedder });
+    const first = await openCollection({ store, storage });
+    await first.add(corpus(15));
+    const before = await first.retrieve('solar', { k: 5 });
+    const rows = store.snapshot()!.vectors;
+    await first.close();
+    // The same snapshot as version 1 wrote it: vectors as float32 rows in the chunks' order.
+    const blobs = (await storage.readSnapshot())!;
+    const chunks = decodeChunkTable(blobs.get('chunks')!, 'memory');
+    const state = JSON.parse(new TextDecoder().decode(blobs.get('state')));
+    blobs.delete('vector-arena');
+    blobs.set('vectors', new Uint8Array(rows.buffer, rows.byteOffset, rows.byteLength));
+    blobs.delete('chunks');
+    blobs.set(
+      'keyword-chunks',
+      new TextEncoder().encode(chunks.map((chunk) => JSON.stringify(chunk)).join('\n')),
+    );
+    blobs.set('state', new TextEncoder().encode(JSON.stringify({ ...state, version: 1 })));
+    await storage.commitSnapshot(blobs);
+    const second = await openCollection({ store: new InMemoryVectorStore({ embedder }), storage });
+    expect(await second.get(chunks.map((chunk) => chunk.id))).toEqual(chunks);
+    const after = await second.retrieve('solar', { k: 5 });
+    expect(after.hits.map((hit) => [hit.chunk.id, hit.score])).toEqual(
+      before.hits.map((hit) => [hit.chunk.id, hit.score]),
+    );
+    await second.close();
+    const rewritten = (await storage.readSnapshot())!;
+    expect(JSON.parse(new TextDecoder().decode(rewritten.get('state'))).version).toBe(3);
+    expect(rewritten.has('keyword-chunks')).toBe(false);
+    expect(rewritten.has('vectors')).toBe(false);
+    expect(rewritten.has('vector-arena')).toBe(true);
+  });
+
+  it('refuses a snapshot of a version it does not know, naming it', async () => {
+    const storage = createMemoryStorage();
+    const first = await openCollection({ store: new InMemoryVectorStore({ embedder }), storage });
+    await first.add(corpus(3));
+    await first.close();
+    const blobs = (await storage.readSnapshot())!;
+    const state = JSON.parse(new TextDecoder().decode(blobs.get('state')));
+    blobs.set('state', new TextEncoder().encode(JSON.stringify({ ...state, version: 7 })));
+    await storage.commitSnapshot(blobs);
+    const error = await openCollection({ store: new InMemoryVectorStore({ embedder }), storage }).catch(
+      (e: unknown) => e,
+    );
+    expect(IndexFormatError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(/version 7/);
+  });
+});
+
+describe('memory storage', () => {
+  it('holds no log beside a store that keeps nothing, and reopens from the snapshot taken on close', async () => {
+    const storage = createMemoryStorage();
+    expect(storage.volatile).toBe(true);
+    const first = await openCollection({
+      store: new InMemoryVectorStore({ embedder }),
+      storage,
+      checkpointEvery: 1,
+    });
+    await first.add(corpus(30));
+    await first.delete(['c3', 'c4']);
+    // No second copy of the vectors (nor of the texts) in a log.
+    expect(await storage.readLog()).toEqual([]);
+    const before = await first.retrieve('river report', { k: 6 });
+    await first.close();
+    const second = await openCollection({ store: new InMemoryVectorStore({ embedder }), storage });
+    expect(await second.count()).toBe(28);
+    expect((await second.get(['c3', 'c4', 'c5'])).map((chunk) => chunk.id)).toEqual(['c5']);
+    const after = await second.retrieve('river report', { k: 6 });
+    expect(after.hits.map((hit) => [hit.chunk.id, hit.score])).toEqual(
+      before.hits.map((hit) => [hit.chunk.id, hit.score]),
+    );
+    await second.close();
+  });
+
+  it('still logs where a storage is durable', async () => {
+    const storage = reopenable(createMemoryStorage());
+    const durable: CollectionStorage = { ...storage, volatile: false };
+    const first = await openCollection({ store: new InMemoryVectorStore({ embedder }), storage: durable });
+    await first.add(corpus(4));
+    expect((await durable.readLog()).length).toBe(1);
+    // Not closed: a second opener replays the log, vectors included.
+    const second = await openCollection({ store: new InMemoryVectorStore({ embedder }), storage: durable });
+    expect(await second.count()).toBe(4);
+    expect((await second.retrieve('solar', { mode: 'vector', k: 1 })).hits[0]!.score).toBeGreaterThan(0);
+  });
+});

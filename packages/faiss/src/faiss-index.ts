@@ -1,0 +1,105 @@
+import { readVectors, withHnswParameters } from './faiss-index-format.js';
+import { type FaissIndex, type FaissModule, METRIC_INNER_PRODUCT, METRIC_L2 } from './faiss-module.js';
+import type { FaissIndexSettings } from './faiss-settings.js';
+
+/*
+ * FAISS indexes made and filled through faiss-node, which takes vectors only as plain number
+ * arrays and can neither set HNSW's parameters nor hand vectors back: both go through the index's
+ * serialised form (faiss-index-format.ts).
+ */
+
+/** Vectors per call into faiss-node (which copies them through a JavaScript array). */
+export const WRITE_BATCH = 8192;
+
+/** An empty index of the settings' type and metric (`flat`: an exact index whatever the type). */
+export function createIndex(
+  faiss: FaissModule,
+  settings: FaissIndexSettings,
+  dimension: number,
+  flat = settings.indexType === 'flat',
+): FaissIndex {
+  const metric = settings.metric === 'l2' ? METRIC_L2 : METRIC_INNER_PRODUCT;
+  if (flat) return metric === METRIC_L2 ? new faiss.IndexFlatL2(dimension) : new faiss.IndexFlatIP(dimension);
+  // The factory sets FAISS's defaults (efConstruction 40, efSearch 16) and faiss-node has no
+  // way to change them, so they are written into the (empty) index's serialised form.
+  const empty = faiss.Index.fromFactory(dimension, `HNSW${settings.hnsw.m}`, metric).toBuffer();
+  return indexFromBytes(faiss, withHnswParameters(empty, settings.hnsw));
+}
+
+export function indexFromBytes(faiss: FaissModule, bytes: Uint8Array): FaissIndex {
+  return faiss.Index.fromBuffer(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+}
+
+/**
+ * Vectors as the plain array faiss-node takes, written into `into` when given (a query reuses
+ * one), scaled to unit length when `normalize` and rounded to float32 as the in-memory store
+ * stores them, so both give the same scores.
+ */
+export function toFaissValues(
+  vectors: readonly Float32Array[],
+  dimension: number,
+  normalize: boolean,
+  into = new Array<number>(vectors.length * dimension),
+): number[] {
+  vectors.forEach((vector, row) => {
+    let squared = 0;
+    if (normalize) for (let j = 0; j < dimension; j++) squared += vector[j]! * vector[j]!;
+    const scale = squared > 0 ? 1 / Math.sqrt(squared) : 1;
+    for (let j = 0; j < dimension; j++) into[row * dimension + j] = Math.fround(vector[j]! * scale);
+  });
+  return into;
+}
+
+/** Adds count x dimension stored vectors (already scaled), in batches. */
+export function addVectors(index: FaissIndex, vectors: Float32Array, dimension: number): void {
+  for (let start = 0; start < vectors.length; start += WRITE_BATCH * dimension) {
+    index.add(Array.from(vectors.subarray(start, start + WRITE_BATCH * dimension)));
+  }
+}
+
+/** The vectors an index holds, count x dimension in label order: a copy, read from its serialised form. */
+export function vectorsOf(index: FaissIndex): Float32Array {
+  return readVectors(index.toBuffer());
+}
+
+/** A copy of count x dimension `vectors` without the rows in `removed`, the others in order. */
+export function withoutRows(
+  vectors: Float32Array,
+  dimension: number,
+  removed: ReadonlySet<number>,
+): Float32Array {
+  const kept = new Float32Array(vectors.length - removed.size * dimension);
+  let row = 0;
+  for (let label = 0; label * dimension < vectors.length; label++) {
+    if (!removed.has(label))
+      kept.set(vectors.subarray(label * dimension, (label + 1) * dimension), row++ * dimension);
+  }
+  return kept;
+}
+
+/**
+ * The labels nearest to the query that pass, with FAISS's scores, at most `want`: asks for more
+ * than `want` when some will not pass (`share` of the index is expected to), widening `k` until
+ * `want` pass or the index is exhausted. An approximate (HNSW) search stops early when the graph
+ * returns fewer labels than asked for (it reached all it can), leaving the caller to search exactly.
+ */
+export function searchPassing(
+  index: FaissIndex,
+  query: number[],
+  { want, share, approximate }: { want: number; share: number; approximate: boolean },
+  passes: (label: number) => boolean,
+): { label: number; score: number }[] {
+  const total = index.ntotal();
+  let k = Math.min(total, share === 1 ? want : Math.ceil((want / share) * 1.5) + 8);
+  for (;;) {
+    const { labels, distances } = index.search(query, k);
+    const found: { label: number; score: number }[] = [];
+    for (let position = 0; position < labels.length && found.length < want; position++) {
+      if (labels[position]! >= 0 && passes(labels[position]!))
+        found.push({ label: labels[position]!, score: distances[position]! });
+    }
+    if (found.length >= want || k >= total) return found;
+    if (approximate && labels.some((label) => label < 0)) return found;
+    k = Math.min(total, k * 4);
+  }
+}
