@@ -1,13 +1,16 @@
 import { IndexFormatError } from '../errors/index.js';
 import { crc32 } from '../util/crc32.js';
+import { BLOCK_SHIFT, BLOCK_SIZE } from './segment.js';
 
 /** Typed arrays use the platform's byte order; the format is little-endian. */
 const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /**
- * The on-disk form of a BM25 index (format version 1): a magic number, the version, a JSON header
+ * The on-disk form of a BM25 index (format version 2): a magic number, the version, a JSON header
  * describing typed sections, the sections (8-byte aligned, little-endian), and a CRC-32 of all
- * preceding bytes. Readers refuse anything that does not check out, with the reason.
+ * preceding bytes. Readers refuse anything that does not check out, with the reason. Version 2
+ * adds the postings' block-max metadata (see `PostingBlocks`), so that opening an index adopts it
+ * instead of recomputing it from every posting; version 1 files (without it) are still read.
  */
 export interface BM25Snapshot {
   analyzer: string;
@@ -23,13 +26,21 @@ export interface BM25Snapshot {
   termStart: Uint32Array;
   postDocs: Uint32Array;
   postTfs: Uint16Array;
+  /** Block-max metadata of the postings (absent in version 1 files: the reader rebuilds it). */
+  blockFirst?: Uint32Array;
+  blockLastDoc?: Uint32Array;
+  blockMaxTf?: Uint16Array;
+  blockMinLengthPerTf?: Float32Array;
 }
 
 const MAGIC = Uint8Array.from([0x5a, 0x45, 0x52, 0x44, 0x41, 0x42, 0x4d, 0x32]); // "ZERDABM2"
-export const BM25_FORMAT_VERSION = 1;
+export const BM25_FORMAT_VERSION = 2;
+/** Versions this reader accepts. */
+const READABLE_VERSIONS = [1, 2];
 
 type SectionName = Exclude<keyof BM25Snapshot, 'analyzer' | 'k1' | 'b'>;
-const SECTIONS: Array<{ name: SectionName; kind: 'json' | 'u32' | 'u16' }> = [
+type SectionKind = 'json' | 'u32' | 'u16' | 'f32';
+const SECTIONS_V1: Array<{ name: SectionName; kind: SectionKind }> = [
   { name: 'ids', kind: 'json' },
   { name: 'vocabulary', kind: 'json' },
   { name: 'lengths', kind: 'u32' },
@@ -41,6 +52,15 @@ const SECTIONS: Array<{ name: SectionName; kind: 'json' | 'u32' | 'u16' }> = [
   { name: 'postDocs', kind: 'u32' },
   { name: 'postTfs', kind: 'u16' },
 ];
+const SECTIONS_V2: Array<{ name: SectionName; kind: SectionKind }> = [
+  ...SECTIONS_V1,
+  { name: 'blockFirst', kind: 'u32' },
+  { name: 'blockLastDoc', kind: 'u32' },
+  { name: 'blockMaxTf', kind: 'u16' },
+  { name: 'blockMinLengthPerTf', kind: 'f32' },
+];
+const sectionsOf = (version: number) => (version === 1 ? SECTIONS_V1 : SECTIONS_V2);
+const ELEMENT_BYTES = { u32: 4, u16: 2, f32: 4 } as const;
 
 interface Header {
   format: 'zerda-bm25';
@@ -52,19 +72,22 @@ interface Header {
 
 const align8 = (n: number) => (n + 7) & ~7;
 
-export function encodeSnapshot(snapshot: BM25Snapshot): Uint8Array {
+/** Writes the current version (`version: 1`, without block metadata, exists for tests of old files). */
+export function encodeSnapshot(snapshot: BM25Snapshot, version: 1 | 2 = BM25_FORMAT_VERSION): Uint8Array {
   if (!littleEndian) throw new IndexFormatError({ message: 'Saving indexes needs a little-endian machine' });
   const encoder = new TextEncoder();
-  const payloads = SECTIONS.map(({ name, kind }) => {
+  const layout = sectionsOf(version);
+  const payloads = layout.map(({ name, kind }) => {
     const value = snapshot[name];
     if (kind === 'json') return encoder.encode(JSON.stringify(value));
-    const array = value as Uint32Array | Uint16Array;
+    if (value === undefined) throw new Error(`encodeSnapshot: section '${name}' is missing`);
+    const array = value as Uint32Array | Uint16Array | Float32Array;
     return new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
   });
   // The header holds section offsets relative to the start of the data area.
   const sections: Header['sections'] = [];
   let offset = 0;
-  SECTIONS.forEach(({ name }, i) => {
+  layout.forEach(({ name }, i) => {
     const byteLength = (payloads[i] as Uint8Array).byteLength;
     sections.push({ name, offset, byteLength });
     offset = align8(offset + byteLength);
@@ -82,7 +105,7 @@ export function encodeSnapshot(snapshot: BM25Snapshot): Uint8Array {
   const bytes = new Uint8Array(total);
   const view = new DataView(bytes.buffer);
   bytes.set(MAGIC, 0);
-  view.setUint32(8, BM25_FORMAT_VERSION, true);
+  view.setUint32(8, version, true);
   view.setUint32(12, headerBytes.byteLength, true);
   bytes.set(headerBytes, 16);
   sections.forEach((section, i) => {
@@ -102,8 +125,8 @@ export function decodeSnapshot(bytes: Uint8Array, path?: string): BM25Snapshot {
   }
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const version = view.getUint32(8, true);
-  if (version !== BM25_FORMAT_VERSION) {
-    fail(`format version ${version}, this Zerda reads version ${BM25_FORMAT_VERSION}`);
+  if (!READABLE_VERSIONS.includes(version)) {
+    fail(`format version ${version}, this Zerda reads versions ${READABLE_VERSIONS.join(' and ')}`);
   }
   const storedCrc = view.getUint32(bytes.byteLength - 4, true);
   if (crc32(bytes.subarray(0, bytes.byteLength - 4)) !== storedCrc)
@@ -121,7 +144,7 @@ export function decodeSnapshot(bytes: Uint8Array, path?: string): BM25Snapshot {
   const dataStart = align8(16 + headerLength);
   const dataEnd = bytes.byteLength - 4;
   const decoded: Partial<Record<SectionName, unknown>> = {};
-  for (const { name, kind } of SECTIONS) {
+  for (const { name, kind } of sectionsOf(version)) {
     const section = header.sections.find((s) => s.name === name);
     if (!section) return fail(`section '${name}' is missing`);
     const start = dataStart + section.offset;
@@ -137,9 +160,13 @@ export function decodeSnapshot(bytes: Uint8Array, path?: string): BM25Snapshot {
         return fail(`section '${name}' is not valid JSON`, error);
       }
     } else {
-      const width = kind === 'u32' ? 4 : 2;
-      if (section.byteLength % width !== 0) fail(`section '${name}' has a partial element`);
-      decoded[name] = kind === 'u32' ? new Uint32Array(slice.buffer) : new Uint16Array(slice.buffer);
+      if (section.byteLength % ELEMENT_BYTES[kind] !== 0) fail(`section '${name}' has a partial element`);
+      decoded[name] =
+        kind === 'u32'
+          ? new Uint32Array(slice.buffer)
+          : kind === 'u16'
+            ? new Uint16Array(slice.buffer)
+            : new Float32Array(slice.buffer);
     }
   }
   const snapshot = { analyzer: header.analyzer, k1: header.k1, b: header.b, ...decoded } as BM25Snapshot;
@@ -156,28 +183,67 @@ function validateSnapshot(s: BM25Snapshot, fail: (message: string) => never): vo
     fail('terms are not strings');
   const documents = s.ids.length;
   const terms = s.vocabulary.length;
-  if (new Set(s.ids).size !== documents) fail('duplicate document ids');
+  // Duplicate ids are refused by BM25Index.deserialize, on the id map it builds anyway.
   if (s.lengths.length !== documents) fail('document lengths do not match the documents');
-  if (s.documentFrequency.length !== terms || s.maxTf.length !== terms || s.minLength.length !== terms) {
+  const { segmentTerms, termStart, postDocs, documentFrequency } = s;
+  if (documentFrequency.length !== terms || s.maxTf.length !== terms || s.minLength.length !== terms) {
     fail('term statistics do not match the vocabulary');
   }
-  if (s.termStart.length !== s.segmentTerms.length + 1 || s.termStart[0] !== 0) fail('bad term offsets');
-  if (s.termStart[s.termStart.length - 1] !== s.postDocs.length || s.postTfs.length !== s.postDocs.length) {
+  if (termStart.length !== segmentTerms.length + 1 || termStart[0] !== 0) fail('bad term offsets');
+  if (termStart[termStart.length - 1] !== postDocs.length || s.postTfs.length !== postDocs.length) {
     fail('postings do not match the term offsets');
   }
-  for (let i = 0; i < s.segmentTerms.length; i++) {
-    const term = s.segmentTerms[i] as number;
-    if (term >= terms || (i > 0 && term <= (s.segmentTerms[i - 1] as number)))
-      fail('term ids out of order or range');
-    const from = s.termStart[i] as number;
-    const to = s.termStart[i + 1] as number;
+  let previousTerm = -1;
+  for (let i = 0; i < segmentTerms.length; i++) {
+    const term = segmentTerms[i] as number;
+    if (term >= terms || term <= previousTerm) fail('term ids out of order or range');
+    previousTerm = term;
+    const from = termStart[i] as number;
+    const to = termStart[i + 1] as number;
     if (to < from) fail('term offsets decrease');
-    if (to - from !== s.documentFrequency[term])
+    if (to - from !== documentFrequency[term])
       fail(`document frequency of term ${term} disagrees with its postings`);
-    for (let p = from; p < to; p++) {
-      const doc = s.postDocs[p] as number;
-      if (doc >= documents || (p > from && doc <= (s.postDocs[p - 1] as number)))
-        fail('posting documents out of order or range');
+    // One pass over the postings: ascending within a term and below the document count.
+    let previousDoc = -1;
+    let p = from;
+    for (; p < to; p++) {
+      const doc = postDocs[p] as number;
+      if (doc <= previousDoc) break;
+      previousDoc = doc;
     }
+    if (p < to || previousDoc >= documents) fail('posting documents out of order or range');
+  }
+  if (s.blockFirst !== undefined) validateBlocks(s, fail);
+}
+
+/**
+ * The block metadata must have one block per BLOCK_SIZE postings of each term and documents in
+ * range; its bounds are trusted (the checksum guards them), since checking them would mean
+ * recomputing them, which is what saving them avoids.
+ */
+function validateBlocks(s: BM25Snapshot, fail: (message: string) => never): void {
+  const { blockFirst, blockLastDoc, blockMaxTf, blockMinLengthPerTf, termStart } = s;
+  if (!blockFirst || !blockLastDoc || !blockMaxTf || !blockMinLengthPerTf) fail('block sections missing');
+  const termCount = termStart.length - 1;
+  if (blockFirst.length !== termCount + 1 || blockFirst[0] !== 0) fail('bad block offsets');
+  for (let i = 0; i < termCount; i++) {
+    const postings = (termStart[i + 1] as number) - (termStart[i] as number);
+    if (
+      (blockFirst[i + 1] as number) - (blockFirst[i] as number) !==
+      (postings + BLOCK_SIZE - 1) >>> BLOCK_SHIFT
+    )
+      fail(`block offsets of term position ${i} disagree with its postings`);
+  }
+  const blockCount = blockFirst[termCount] as number;
+  if (
+    blockLastDoc.length !== blockCount ||
+    blockMaxTf.length !== blockCount ||
+    blockMinLengthPerTf.length !== blockCount
+  ) {
+    fail('block metadata does not match the block offsets');
+  }
+  const documents = s.ids.length;
+  for (let block = 0; block < blockCount; block++) {
+    if ((blockLastDoc[block] as number) >= documents) fail('block documents out of range');
   }
 }

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ChunkValidationError, IndexFormatError, InvalidArgumentError } from '../errors/index.js';
 import type { Analyzer } from '../text/index.js';
+import { BM25_FORMAT_VERSION, decodeSnapshot, encodeSnapshot } from './bm25-format.js';
 import { BM25Index } from './bm25-index.js';
 import { loadBM25Index, saveBM25Index } from './keyword-files.js';
 
@@ -241,6 +242,117 @@ describe('BM25Index', () => {
       // A loaded index keeps accepting writes.
       loaded.add([{ id: 'new', text: 'brandnew w1' }]);
       expect(loaded.search('brandnew', 5)[0]?.id).toBe('new');
+    });
+
+    it('saves block metadata (version 2), reads version 1 files, and saves an unchanged index byte for byte', () => {
+      const index = build();
+      const bytes = index.serialize();
+      expect(new DataView(bytes.buffer).getUint32(8, true)).toBe(BM25_FORMAT_VERSION);
+      expect(BM25_FORMAT_VERSION).toBe(2);
+      const snapshot = decodeSnapshot(bytes);
+      expect(snapshot.blockFirst?.length).toBe(snapshot.termStart.length);
+      // The same index in the previous format: no block sections, the reader rebuilds them.
+      const version1 = encodeSnapshot(snapshot, 1);
+      expect(new DataView(version1.buffer).getUint32(8, true)).toBe(1);
+      expect(decodeSnapshot(version1).blockFirst).toBeUndefined();
+      expect(version1.length).toBeLessThan(bytes.length);
+      const fromVersion2 = BM25Index.deserialize(bytes, { analyzer: whitespace });
+      const fromVersion1 = BM25Index.deserialize(version1, { analyzer: whitespace });
+      for (const query of [...queries(21, 40), 'replaced']) {
+        const expected = index.search(query, 10);
+        expect(fromVersion2.search(query, 10)).toEqual(expected);
+        expect(fromVersion1.search(query, 10)).toEqual(expected);
+      }
+      // Opened and saved unchanged, in either version: the same bytes as the original save.
+      expect(fromVersion2.serialize()).toEqual(bytes);
+      expect(fromVersion1.serialize()).toEqual(bytes);
+    });
+
+    it('removes from a loaded index with exact statistics (forward index built on demand)', () => {
+      const index = build();
+      const loaded = BM25Index.deserialize(index.serialize(), { analyzer: whitespace });
+      const removed = ['doc-0', 'doc-7', 'doc-10', 'doc-399'];
+      index.remove(removed);
+      loaded.remove(removed);
+      loaded.add([{ id: 'extra', text: 'w2 w3 extra' }]);
+      index.add([{ id: 'extra', text: 'w2 w3 extra' }]);
+      for (const query of [...queries(22, 40), 'replaced', 'extra']) {
+        expect(loaded.search(query, 10, { exhaustive: true })).toEqual(
+          index.search(query, 10, { exhaustive: true }),
+        );
+        expect(loaded.search(query, 10)).toEqual(index.search(query, 10));
+      }
+      expect(loaded.search('replaced', 5)).toEqual([]);
+      // Saved after the removals (merged, renumbered), it still answers the same.
+      const again = BM25Index.deserialize(loaded.serialize(), { analyzer: whitespace });
+      for (const query of queries(23, 20)) expect(again.search(query, 10)).toEqual(index.search(query, 10));
+      loaded.optimize();
+      for (const query of queries(24, 20)) expect(loaded.search(query, 10)).toEqual(index.search(query, 10));
+    });
+
+    it('refuses block metadata that disagrees with the postings, and unknown versions', () => {
+      const bytes = build().serialize();
+      const tamper = (change: (snapshot: ReturnType<typeof decodeSnapshot>) => void) => {
+        const snapshot = decodeSnapshot(bytes);
+        change(snapshot);
+        // Re-encoded, so the checksum is right and only the structural checks can catch it.
+        return encodeSnapshot(snapshot);
+      };
+      const cases: Array<[Uint8Array, RegExp]> = [
+        [
+          tamper((s) => {
+            s.blockFirst = (s.blockFirst as Uint32Array).subarray(1);
+          }),
+          /bad block offsets/,
+        ],
+        [
+          tamper((s) => {
+            (s.blockFirst as Uint32Array)[1] = ((s.blockFirst as Uint32Array)[1] as number) + 1;
+          }),
+          /block offsets of term position 0/,
+        ],
+        [
+          tamper((s) => {
+            s.blockMaxTf = (s.blockMaxTf as Uint16Array).slice(1);
+          }),
+          /block metadata does not match/,
+        ],
+        [
+          tamper((s) => {
+            s.blockMinLengthPerTf = new Float32Array(0);
+          }),
+          /block metadata does not match/,
+        ],
+        [
+          tamper((s) => {
+            (s.blockLastDoc as Uint32Array)[0] = s.ids.length;
+          }),
+          /block documents out of range/,
+        ],
+        [
+          tamper((s) => {
+            s.postDocs[1] = s.postDocs[0] as number;
+          }),
+          /posting documents out of order/,
+        ],
+        [
+          tamper((s) => {
+            s.ids[1] = s.ids[0] as string;
+          }),
+          /duplicate document ids/,
+        ],
+      ];
+      const future = bytes.slice();
+      new DataView(future.buffer).setUint32(8, 3, true);
+      cases.push([future, /format version 3, this Zerda reads versions 1 and 2/]);
+      for (const [broken, pattern] of cases) {
+        expect(() => BM25Index.deserialize(broken, { analyzer: whitespace, path: 'x.bin' })).toThrow(pattern);
+        try {
+          BM25Index.deserialize(broken, { analyzer: whitespace });
+        } catch (error) {
+          expect(IndexFormatError.isInstance(error)).toBe(true);
+        }
+      }
     });
 
     it('refuses corrupt, truncated, foreign and mismatched files with IndexFormatError', async () => {

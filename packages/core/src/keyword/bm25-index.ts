@@ -6,11 +6,13 @@ import { type BM25Snapshot, decodeSnapshot, encodeSnapshot } from './bm25-format
 import { type QueryTerms, ScoringScratch, type ScoringView, scoreTopK } from './scorer.js';
 import {
   BuildScratch,
+  buildBlocks,
   buildSegment,
   findSegment,
+  forwardIndex,
   mergeSegments,
+  type PostingBlocks,
   type Segment,
-  withForwardIndex,
 } from './segment.js';
 
 export interface BM25Options {
@@ -170,12 +172,9 @@ export class BM25Index {
       if (slot === undefined) continue;
       const segment = this.segments[findSegment(this.segments, slot)] as Segment;
       const local = slot - segment.docStart;
-      for (
-        let f = segment.fwdStart[local] as number, end = segment.fwdStart[local + 1] as number;
-        f < end;
-        f++
-      ) {
-        const term = segment.fwdTerms[f] as number;
+      const { fwdStart, fwdTerms } = forwardIndex(segment);
+      for (let f = fwdStart[local] as number, end = fwdStart[local + 1] as number; f < end; f++) {
+        const term = fwdTerms[f] as number;
         this.documentFrequency[term] = (this.documentFrequency[term] as number) - 1;
       }
       this.slotOf.delete(id);
@@ -281,9 +280,10 @@ export class BM25Index {
         segment.postDocs,
         segment.postTfs,
         segment.fwdStart,
+        // Absent on a loaded segment until a removal builds it.
         segment.fwdTerms,
       ]) {
-        arrayBytes += array.byteLength;
+        arrayBytes += array?.byteLength ?? 0;
       }
     }
     return {
@@ -316,6 +316,13 @@ export class BM25Index {
     }
     const index = new BM25Index({ analyzer, k1: snapshot.k1, b: snapshot.b });
     index.restore(snapshot);
+    // Checked on the id map restore builds anyway, rather than on a set of its own while decoding.
+    if (index.slotOf.size !== snapshot.ids.length) {
+      throw new IndexFormatError({
+        message: 'Not a readable Zerda BM25 index: duplicate document ids',
+        path: options.path,
+      });
+    }
     return index;
   }
 
@@ -330,15 +337,21 @@ export class BM25Index {
       lengths[ids.length] = this.lengths[slot] as number;
       ids.push(id);
     }
+    const only = this.segments[0];
+    // One segment with no removed documents (an index opened and saved unchanged) is written as
+    // it is; otherwise the segments are merged, without a forward index that would be thrown away.
     const merged =
-      this.segments.length > 0
-        ? mergeSegments(this.segments, (doc) => this.ids[doc] !== undefined, lengths, renumber)
-        : {
-            terms: new Uint32Array(0),
-            termStart: new Uint32Array(1),
-            postDocs: new Uint32Array(0),
-            postTfs: new Uint16Array(0),
-          };
+      only && this.segments.length === 1 && this.liveCount === this.slotCount
+        ? only
+        : this.segments.length > 0
+          ? mergeSegments(this.segments, (doc) => this.ids[doc] !== undefined, lengths, renumber, false)
+          : {
+              terms: new Uint32Array(0),
+              termStart: new Uint32Array(1),
+              postDocs: new Uint32Array(0),
+              postTfs: new Uint16Array(0),
+              blocks: buildBlocks(new Uint32Array(1), new Uint32Array(0), new Uint16Array(0), lengths),
+            };
     const termCount = this.terms.length;
     return {
       analyzer: this.analyzer.name,
@@ -354,6 +367,10 @@ export class BM25Index {
       termStart: merged.termStart,
       postDocs: merged.postDocs,
       postTfs: merged.postTfs,
+      blockFirst: merged.blocks.first,
+      blockLastDoc: merged.blocks.lastDoc,
+      blockMaxTf: merged.blocks.maxTf,
+      blockMinLengthPerTf: merged.blocks.minLengthPerTf,
     };
   }
 
@@ -367,28 +384,27 @@ export class BM25Index {
     this.maxTf = ensureCapacity(snapshot.maxTf, termCount);
     this.minLength = ensureCapacity(snapshot.minLength, termCount);
     const documents = snapshot.ids.length;
-    this.ids = [...snapshot.ids];
-    snapshot.ids.forEach((id, slot) => {
-      this.slotOf.set(id, slot);
-    });
+    // The decoded list is adopted: nothing else holds it.
+    this.ids = snapshot.ids;
+    for (let slot = 0; slot < documents; slot++) this.slotOf.set(snapshot.ids[slot] as string, slot);
     this.lengths = ensureCapacity(snapshot.lengths, documents);
     this.norms = new Float64Array(Math.max(64, documents));
     this.slotCount = documents;
     this.liveCount = documents;
     this.totalLength = snapshot.lengths.reduce((sum, length) => sum + length, 0);
     if (documents > 0) {
+      const { segmentTerms, termStart, postDocs, postTfs } = snapshot;
+      // The decoded arrays are adopted as they are; the forward index waits until a removal needs it.
       this.segments = [
-        withForwardIndex(
-          {
-            docStart: 0,
-            docCount: documents,
-            terms: snapshot.segmentTerms,
-            termStart: snapshot.termStart,
-            postDocs: snapshot.postDocs,
-            postTfs: snapshot.postTfs,
-          },
-          this.lengths,
-        ),
+        {
+          docStart: 0,
+          docCount: documents,
+          terms: segmentTerms,
+          termStart,
+          postDocs,
+          postTfs,
+          blocks: restoredBlocks(snapshot) ?? buildBlocks(termStart, postDocs, postTfs, this.lengths),
+        },
       ];
     }
     this.normsDirty = true;
@@ -503,6 +519,21 @@ export class BM25Index {
       segments.splice(segments.length - run, run, merged);
     }
   }
+}
+
+/** The saved block metadata (format version 2), or undefined for a version 1 file. */
+function restoredBlocks(snapshot: BM25Snapshot): PostingBlocks | undefined {
+  const { blockFirst, blockLastDoc, blockMaxTf, blockMinLengthPerTf } = snapshot;
+  if (!blockFirst || !blockLastDoc || !blockMaxTf || !blockMinLengthPerTf) return undefined;
+  return {
+    first: blockFirst,
+    lastDoc: blockLastDoc,
+    maxTf: blockMaxTf,
+    minLengthPerTf: blockMinLengthPerTf,
+    factors: new Float32Array(blockLastDoc.length),
+    factorsLengthFree: Number.NaN,
+    factorsPerLength: Number.NaN,
+  };
 }
 
 /**

@@ -5,7 +5,8 @@ import { ensureCapacity } from '../util/growable.js';
  * [docStart, docStart + docCount). Postings are laid out term-major (CSR) over the sorted ids of
  * the terms the segment holds: the documents of terms[i] are postDocs[termStart[i] ..
  * termStart[i + 1]), ascending. A doc-major copy of the term ids (the forward index) lets a
- * removal decrement document frequencies exactly.
+ * removal decrement document frequencies exactly; a segment read from disk gets it only when
+ * first needed (see `forwardIndex`), since opening an index should not pay a pass per posting.
  */
 export interface Segment {
   readonly docStart: number;
@@ -16,9 +17,9 @@ export interface Segment {
   readonly termStart: Uint32Array;
   readonly postDocs: Uint32Array;
   readonly postTfs: Uint16Array;
-  /** Offsets into fwdTerms per local document, docCount + 1 entries. */
-  readonly fwdStart: Uint32Array;
-  readonly fwdTerms: Uint32Array;
+  /** Offsets into fwdTerms per local document, docCount + 1 entries (undefined until built). */
+  fwdStart?: Uint32Array;
+  fwdTerms?: Uint32Array;
   /** Block-max metadata over the postings, for skipping blocks that cannot reach the top k. */
   readonly blocks: PostingBlocks;
 }
@@ -33,8 +34,8 @@ export const BLOCK_SIZE = 1 << BLOCK_SHIFT;
  * termStart[i] + j * BLOCK_SIZE onwards, and is block number first[i] + j): its last document and
  * what bounds its BM25 contributions whatever the average length becomes. A contribution is
  * weight / (1 + k1 (1 - b) / tf + (k1 b / avgdl) * length / tf), so the largest tf and the
- * smallest length / tf of the block bound it from above. Derived from postings and lengths, so
- * it is rebuilt on load and never saved.
+ * smallest length / tf of the block bound it from above. Derived from postings and lengths;
+ * saved with them (format version 2) so that opening an index need not recompute it.
  */
 export interface PostingBlocks {
   /** First block number of each term position, terms.length + 1 entries. */
@@ -276,21 +277,45 @@ export function mergeSegments(
   /** Document lengths in the numbering of the result. */
   lengths: Uint32Array,
   renumber?: Int32Array,
+  /** False when the result is only written out: its forward index would be thrown away. */
+  keepForwardIndex = true,
 ): Segment {
   const first = segments[0];
   const last = segments[segments.length - 1];
   if (!first || !last) throw new Error('mergeSegments needs at least one segment');
   let postingCount = 0;
   let liveDocs = 0;
-  for (const segment of segments) {
+  // Segments whose documents are all live have their postings copied without a check each.
+  const allLive = new Uint8Array(segments.length);
+  segments.forEach((segment, s) => {
+    const { fwdStart, postDocs } = segment;
+    let segmentLive = true;
     for (let local = 0; local < segment.docCount; local++) {
-      if (!isLive(segment.docStart + local)) continue;
+      if (!isLive(segment.docStart + local)) {
+        segmentLive = false;
+        continue;
+      }
       liveDocs++;
-      postingCount += (segment.fwdStart[local + 1] as number) - (segment.fwdStart[local] as number);
+      if (fwdStart) postingCount += (fwdStart[local + 1] as number) - (fwdStart[local] as number);
     }
-  }
+    allLive[s] = segmentLive ? 1 : 0;
+    // Without a forward index, count the live postings directly rather than build one.
+    if (!fwdStart) {
+      if (segmentLive) postingCount += postDocs.length;
+      else for (let p = 0; p < postDocs.length; p++) if (isLive(postDocs[p] as number)) postingCount++;
+    }
+  });
   const docStart = renumber ? 0 : first.docStart;
   const docCount = renumber ? liveDocs : last.docStart + last.docCount - first.docStart;
+  // A renumbering that maps every document to itself (nothing removed) is skipped per posting.
+  let mapping = renumber;
+  if (renumber) {
+    let identity = true;
+    for (let doc = first.docStart, end = last.docStart + last.docCount; identity && doc < end; doc++) {
+      identity = renumber[doc] === doc;
+    }
+    if (identity) mapping = undefined;
+  }
 
   // Union of the term lists by a k-way merge of sorted lists.
   const cursors = new Uint32Array(segments.length);
@@ -314,16 +339,28 @@ export function mergeSegments(
       const cursor = cursors[s] as number;
       if (cursor >= segment.terms.length || segment.terms[cursor] !== term) continue;
       cursors[s] = cursor + 1;
-      for (
-        let p = segment.termStart[cursor] as number, end = segment.termStart[cursor + 1] as number;
-        p < end;
-        p++
-      ) {
-        const doc = segment.postDocs[p] as number;
-        if (!isLive(doc)) continue;
-        postDocs[at] = renumber ? (renumber[doc] as number) : doc;
-        postTfs[at] = segment.postTfs[p] as number;
-        at++;
+      const sourceDocs = segment.postDocs;
+      const sourceTfs = segment.postTfs;
+      const from = segment.termStart[cursor] as number;
+      const end = segment.termStart[cursor + 1] as number;
+      if (allLive[s] === 1 && !mapping) {
+        for (let p = from; p < end; p++, at++) {
+          postDocs[at] = sourceDocs[p] as number;
+          postTfs[at] = sourceTfs[p] as number;
+        }
+      } else if (allLive[s] === 1 && mapping) {
+        for (let p = from; p < end; p++, at++) {
+          postDocs[at] = mapping[sourceDocs[p] as number] as number;
+          postTfs[at] = sourceTfs[p] as number;
+        }
+      } else {
+        for (let p = from; p < end; p++) {
+          const doc = sourceDocs[p] as number;
+          if (!isLive(doc)) continue;
+          postDocs[at] = mapping ? (mapping[doc] as number) : doc;
+          postTfs[at] = sourceTfs[p] as number;
+          at++;
+        }
       }
     }
     if (at > startAt) {
@@ -332,42 +369,48 @@ export function mergeSegments(
     }
   }
 
-  const fwdStart = new Uint32Array(docCount + 1);
-  const fwdTerms = new Uint32Array(postingCount);
-  let fwdAt = 0;
-  let local = 0;
-  for (const segment of segments) {
-    for (let l = 0; l < segment.docCount; l++) {
-      const live = isLive(segment.docStart + l);
-      if (live) {
-        const from = segment.fwdStart[l] as number;
-        const to = segment.fwdStart[l + 1] as number;
-        fwdTerms.set(segment.fwdTerms.subarray(from, to), fwdAt);
-        fwdAt += to - from;
-      }
-      if (live || !renumber) fwdStart[++local] = fwdAt;
-    }
-  }
   const termStart = Uint32Array.from(termStarts);
-  return {
+  const merged: Segment = {
     docStart,
     docCount,
     terms: Uint32Array.from(mergedTerms),
     termStart,
     postDocs,
     postTfs,
-    fwdStart,
-    fwdTerms,
     blocks: buildBlocks(termStart, postDocs, postTfs, lengths),
   };
+  // Concatenate the sources' forward indexes when all have one; otherwise it is built on demand.
+  if (!keepForwardIndex || segments.some((segment) => !segment.fwdStart)) return merged;
+  const fwdStart = new Uint32Array(docCount + 1);
+  const fwdTerms = new Uint32Array(postingCount);
+  let fwdAt = 0;
+  let local = 0;
+  for (const segment of segments) {
+    const sourceStart = segment.fwdStart as Uint32Array;
+    const sourceTerms = segment.fwdTerms as Uint32Array;
+    for (let l = 0; l < segment.docCount; l++) {
+      const live = isLive(segment.docStart + l);
+      if (live) {
+        const from = sourceStart[l] as number;
+        const to = sourceStart[l + 1] as number;
+        fwdTerms.set(sourceTerms.subarray(from, to), fwdAt);
+        fwdAt += to - from;
+      }
+      if (live || !renumber) fwdStart[++local] = fwdAt;
+    }
+  }
+  merged.fwdStart = fwdStart;
+  merged.fwdTerms = fwdTerms;
+  return merged;
 }
 
-/** Rebuilds a segment's forward index from its postings (used after loading from disk). */
-export function withForwardIndex(
-  base: Omit<Segment, 'fwdStart' | 'fwdTerms' | 'blocks'>,
-  lengths: Uint32Array,
-): Segment {
-  const { docStart, docCount, terms, termStart, postDocs, postTfs } = base;
+/**
+ * The segment's forward index (the term ids of each document), built from the postings on first
+ * use and kept: a segment read from disk needs it only once a document is removed or merged.
+ */
+export function forwardIndex(segment: Segment): { fwdStart: Uint32Array; fwdTerms: Uint32Array } {
+  if (segment.fwdStart && segment.fwdTerms) return { fwdStart: segment.fwdStart, fwdTerms: segment.fwdTerms };
+  const { docStart, docCount, terms, termStart, postDocs } = segment;
   const fwdStart = new Uint32Array(docCount + 1);
   for (let p = 0; p < postDocs.length; p++) {
     const local = (postDocs[p] as number) - docStart + 1;
@@ -387,5 +430,7 @@ export function withForwardIndex(
       cursor[local] = position + 1;
     }
   }
-  return { ...base, fwdStart, fwdTerms, blocks: buildBlocks(termStart, postDocs, postTfs, lengths) };
+  segment.fwdStart = fwdStart;
+  segment.fwdTerms = fwdTerms;
+  return { fwdStart, fwdTerms };
 }
