@@ -149,6 +149,14 @@ describe("a collection with its keyword side in Postgres (keyword: 'database')",
     );
     expect(await collection.deleteWhere({ part: 'odd' })).toBeGreaterThan(0);
     expect(collection.encoder.save()).toEqual((await recounted(collection)).save());
+
+    // Another writer adds a chunk this collection never counted; replacing it recounts first.
+    await sparseStore(table).add([{ id: 'elsewhere', text: 'zyzzyva quokka' }], {
+      sparseVectors: new BM25SparseEncoder().addAndEncode(['zyzzyva quokka']),
+    });
+    await collection.add([{ id: 'elsewhere', text: 'a library catalogue' }]);
+    expect(collection.encoder.save()).toEqual((await recounted(collection)).save());
+    expect(await collection.delete(['elsewhere'])).toBe(1);
     await collection.close();
 
     const reopened = await openInDatabase(storage, table);

@@ -173,7 +173,7 @@ export class DatabaseCollection {
       await this.#append({ t: 'intent', seq, ids });
       const removed = before.map((chunk) => chunk.text);
       const added = chunks.map((chunk) => chunk.text);
-      this.encoder.remove(removed);
+      await this.#uncount(removed, signal);
       // Each chunk is encoded with statistics that include its whole batch.
       const sparseVectors: SparseVector[] = this.encoder.addAndEncode(added);
       const encodedWith = this.encoder.stats.averageLength;
@@ -211,7 +211,7 @@ export class DatabaseCollection {
       const removed = existing.map((chunk) => chunk.text);
       const seq = ++this.#seq;
       await this.#append({ t: 'intent', seq, ids: gone });
-      this.encoder.remove(removed);
+      await this.#uncount(removed, options.signal);
       try {
         await remove.call(this.store, gone, options);
       } catch (error) {
@@ -388,6 +388,21 @@ export class DatabaseCollection {
     this.encoder.remove(added);
     this.encoder.add(present);
     await this.#append({ t: 'stats', seq, added: present, removed });
+  }
+
+  /**
+   * Takes texts the database holds out of the statistics. Texts they never counted (another writer
+   * added them since this collection last counted) mean the statistics are behind the database:
+   * they are counted again from it first.
+   */
+  async #uncount(texts: string[], signal: AbortSignal | undefined): Promise<void> {
+    try {
+      this.encoder.remove(texts);
+    } catch (error) {
+      if (!InvalidArgumentError.isInstance(error)) throw error;
+      await this.#recount(await this.store.count(signal ? { signal } : {}), signal);
+      this.encoder.remove(texts);
+    }
   }
 
   #noteEncoded(averageLength: number): void {
