@@ -15,6 +15,7 @@ import { createFileStorage } from '@zerda/core/node';
 import { SyntheticCorpus } from '../corpus/synthetic.js';
 import { collectGarbage, formatBytes, measureBuild, runQueries } from '../lib/measure.js';
 import type { BenchRow, BenchSuite, BenchSuiteOptions } from '../report.js';
+import { importFaiss } from './faiss.js';
 
 /*
  * The collection against its two parts wired by hand: adding the corpus (embeddings computed
@@ -150,12 +151,114 @@ async function runSize(
           notes: `open of a saved collection: snapshot read and checked, BM25 index and ${DIMENSION}-dim vectors restored; snapshot written on close in ${closeMs.toFixed(0)} ms`,
         });
         await opened.value.close();
+        opened.value = undefined as never;
+        collectGarbage();
+        // The floor under any open: the snapshot's bytes read and checked, nothing decoded.
+        const readStarted = performance.now();
+        const readCpuStarted = process.cpuUsage();
+        const blobs = await createFileStorage(directory).readSnapshot();
+        const readMs = performance.now() - readStarted;
+        const readCpuMs = cpuMsSince(readCpuStarted);
+        let snapshotBytes = 0;
+        for (const bytes of blobs?.values() ?? []) snapshotBytes += bytes.byteLength;
+        log(
+          `  read its snapshot alone (${formatBytes(snapshotBytes)}, CRC-32 checked) in ${readMs.toFixed(0)} ms (cpu ${readCpuMs.toFixed(0)} ms)`,
+        );
+        rows.push({
+          suite: 'collection',
+          system: 'snapshot read alone (file storage)',
+          size,
+          buildMs: readMs,
+          memoryBytes: snapshotBytes,
+          quality: { openCpuMs: Math.round(readCpuMs) },
+          notes: `the floor under an open: the snapshot's ${formatBytes(snapshotBytes)} read into new memory and CRC-32 checked, nothing decoded`,
+        });
       }
     } finally {
       if (directory !== undefined) await rm(directory, { recursive: true, force: true });
     }
     collectGarbage();
   }
+  rows.push(...(await faissRows(size, options, documents, embeddings, queries, embedder)));
+  return rows;
+}
+
+/**
+ * The same comparison over FAISS (a flat index, exact): the keyword index and a FAISS store by
+ * hand, against a collection over a FAISS store (memory storage). Skipped where faiss-node is not usable.
+ */
+async function faissRows(
+  size: number,
+  options: BenchSuiteOptions,
+  documents: Chunk[],
+  embeddings: Float32Array[],
+  queries: string[],
+  embedder: HashEmbedder,
+): Promise<BenchRow[]> {
+  const faiss = await importFaiss('collection', options.log);
+  if (faiss === undefined) return [];
+  const makeStore = () => faiss.createFaissStore({ indexType: 'flat', metric: 'cosine', embedder });
+  const rows: BenchRow[] = [];
+  collectGarbage();
+  const byHand = await measureBuild(async () => {
+    const keyword = new KeywordRetriever({ analyzer: whitespaceAnalyzer });
+    const store = makeStore();
+    for (let i = 0; i < documents.length; i += BATCH) {
+      keyword.add(documents.slice(i, i + BATCH));
+      await store.add(documents.slice(i, i + BATCH), { embeddings: embeddings.slice(i, i + BATCH) });
+    }
+    return new HybridRetriever({ keyword, vector: new VectorRetriever({ store }) });
+  });
+  const handQueries = await runQueries(
+    queries,
+    async (q) => (await byHand.value.retrieve(q, { k: TOP_K })).hits.length,
+    {
+      budgetMs: 30_000,
+    },
+  );
+  rows.push({
+    suite: 'collection',
+    system: 'keyword + FAISS store by hand',
+    size,
+    buildMs: byHand.ms,
+    memoryBytes: byHand.bytes,
+    p50Ms: handQueries.p50,
+    p99Ms: handQueries.p99,
+    qps: handQueries.qps,
+    notes: `KeywordRetriever.add + createFaissStore (flat, exact) add in batches of ${BATCH}; memory counts Node's heap, not FAISS's own`,
+  });
+  byHand.value = undefined as never;
+  collectGarbage();
+  const built = await measureBuild(async () => {
+    const collection = await openCollection({ store: makeStore(), analyzer: whitespaceAnalyzer });
+    for (let i = 0; i < documents.length; i += BATCH) {
+      await collection.add(documents.slice(i, i + BATCH), { embeddings: embeddings.slice(i, i + BATCH) });
+    }
+    return collection;
+  });
+  const timed = await runQueries(
+    queries,
+    async (q) => (await built.value.retrieve(q, { k: TOP_K })).hits.length,
+    {
+      budgetMs: 30_000,
+    },
+  );
+  const overhead = ((built.ms / byHand.ms - 1) * 100).toFixed(1);
+  options.log(
+    `  collection over FAISS (memory storage): added in ${(built.ms / 1000).toFixed(2)} s (${overhead}% over by hand, ${(byHand.ms / 1000).toFixed(2)} s), hybrid p50 ${timed.p50.toFixed(2)} ms`,
+  );
+  rows.push({
+    suite: 'collection',
+    system: 'zerda collection over FAISS (memory storage)',
+    size,
+    buildMs: built.ms,
+    memoryBytes: built.bytes,
+    p50Ms: timed.p50,
+    p99Ms: timed.p99,
+    qps: timed.qps,
+    notes: `add in batches of ${BATCH}: ${overhead}% time over the parts by hand`,
+  });
+  await built.value.close();
   return rows;
 }
 

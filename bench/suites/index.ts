@@ -1,4 +1,5 @@
 import type { BenchSuite } from '../report.js';
+import { annSuite } from './ann.js';
 import { bundleSuite } from './bundle.js';
 import { collectionSuite } from './collection.js';
 import { faissSuite } from './faiss.js';
@@ -17,6 +18,7 @@ export const suites: BenchSuite[] = [
   hybridSuite,
   faissSuite,
   faissSweepSuite,
+  annSuite,
   rerankSuite,
   collectionSuite,
   bundleSuite,

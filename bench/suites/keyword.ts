@@ -1,9 +1,17 @@
+import { getHeapSpaceStatistics } from 'node:v8';
 import { create, insert, search as oramaSearch } from '@orama/orama';
 import { type Analyzer, BM25Index } from '@zerda/core';
 import MiniSearch from 'minisearch';
 import winkBM25 from 'wink-bm25-text-search';
 import { SyntheticCorpus, type SyntheticDocument } from '../corpus/synthetic.js';
-import { collectGarbage, formatBytes, meanOverlap, measureBuild, runQueries } from '../lib/measure.js';
+import {
+  collectGarbage,
+  formatBytes,
+  meanOverlap,
+  measureBuild,
+  percentile,
+  runQueries,
+} from '../lib/measure.js';
 import type { BenchRow, BenchSuite, BenchSuiteOptions } from '../report.js';
 
 const K1 = 1.2;
@@ -101,6 +109,61 @@ function perPosting(bytes: number, postings: number): string {
   return `${(bytes / Math.max(1, postings)).toFixed(1)} B/posting over ${postings.toLocaleString('en-US')} postings`;
 }
 
+/** The share of a Zerda index's memory in its typed arrays (postings, blocks, statistics), per posting. */
+function arraysPerPosting(index: BM25Index): string {
+  const { arrayBytes, postings } = index.stats();
+  return `typed arrays ${(arrayBytes / Math.max(1, postings)).toFixed(1)} B/posting`;
+}
+
+/** CPU time of a build (user + system: waiting for a core on a busy machine does not inflate it). */
+function buildCpuMs<T>(build: () => T): { value: T; cpuMs: number } {
+  const started = process.cpuUsage();
+  const value = build();
+  const used = process.cpuUsage(started);
+  return { value, cpuMs: (used.user + used.system) / 1000 };
+}
+
+/** Bytes in V8's young generation, where a query's short-lived objects are allocated. */
+function youngGenerationBytes(): number {
+  for (const space of getHeapSpaceStatistics()) {
+    if (space.space_name === 'new_space') return space.space_used_size;
+  }
+  return 0;
+}
+
+/**
+ * CPU time per query (user + system of this process: waiting for a core on a busy machine does
+ * not inflate it, unlike wall time) and bytes allocated per query (median; queries during which
+ * a collection emptied the young generation are left out, and what the measuring itself
+ * allocates is subtracted), over one more pass of the queries.
+ */
+function cpuAndAllocation(
+  queries: readonly string[],
+  search: (query: string) => unknown,
+): { cpuP50Ms: number; cpuP99Ms: number; allocatedBytes: number } {
+  const measure = (run: (query: string) => unknown) => {
+    const cpu: number[] = [];
+    const allocated: number[] = [];
+    for (const query of queries) {
+      const bytesBefore = youngGenerationBytes();
+      const started = process.cpuUsage();
+      run(query);
+      const used = process.cpuUsage(started);
+      const bytesAfter = youngGenerationBytes();
+      cpu.push((used.user + used.system) / 1000);
+      if (bytesAfter >= bytesBefore) allocated.push(bytesAfter - bytesBefore);
+    }
+    return { cpu, allocated };
+  };
+  const overhead = percentile(measure(() => undefined).allocated, 50);
+  const { cpu, allocated } = measure(search);
+  return {
+    cpuP50Ms: percentile(cpu, 50),
+    cpuP99Ms: percentile(cpu, 99),
+    allocatedBytes: Math.max(0, percentile(allocated, 50) - overhead),
+  };
+}
+
 /** Measures Zerda (pushing its rows) and returns its exhaustive top 10 of every query and its posting count. */
 async function runZerda(
   size: number,
@@ -110,16 +173,18 @@ async function runZerda(
   rows: BenchRow[],
 ): Promise<{ reference: string[][]; postings: number }> {
   const { log } = options;
-  const zerdaBuild = await measureBuild(() => {
-    const index = new BM25Index({ analyzer: whitespaceAnalyzer, k1: K1, b: B });
-    index.add(documents);
-    return index;
-  });
-  const index = zerdaBuild.value;
+  const zerdaBuild = await measureBuild(() =>
+    buildCpuMs(() => {
+      const index = new BM25Index({ analyzer: whitespaceAnalyzer, k1: K1, b: B });
+      index.add(documents);
+      return index;
+    }),
+  );
+  const index = zerdaBuild.value.value;
   // The whitespace tokens are the same for every system, so this count serves all the rows.
   const postings = index.stats().postings;
   log(
-    `  zerda: built in ${(zerdaBuild.ms / 1000).toFixed(2)} s, ${formatBytes(zerdaBuild.bytes)} (${perPosting(zerdaBuild.bytes, postings)})`,
+    `  zerda: built in ${(zerdaBuild.ms / 1000).toFixed(2)} s (cpu ${(zerdaBuild.value.cpuMs / 1000).toFixed(2)} s), ${formatBytes(zerdaBuild.bytes)} (${perPosting(zerdaBuild.bytes, postings)}; ${arraysPerPosting(index)})`,
   );
   const exhaustive = await runQueries(
     queries,
@@ -130,6 +195,7 @@ async function runZerda(
   const pruned = await runQueries(queries, (query) => index.search(query, TOP_K).map((hit) => hit.id), {
     budgetMs: QUERY_BUDGET_MS,
   });
+  const prunedCost = cpuAndAllocation(queries.slice(0, pruned.timed), (query) => index.search(query, TOP_K));
   const zerdaNotes = `BM25 k1=${K1} b=${B}, whitespace analyser (same tokens as the others)`;
   if (!options.skip.includes('zerda')) {
     rows.push({
@@ -141,8 +207,13 @@ async function runZerda(
       p50Ms: pruned.p50,
       p99Ms: pruned.p99,
       qps: pruned.qps,
-      quality: { top10Overlap: meanOverlap(pruned.results, exhaustive.results) },
-      notes: `${zerdaNotes}; block-max MaxScore exact top-k; ${perPosting(zerdaBuild.bytes, postings)}${budgetNote(pruned, queries.length)}`,
+      quality: {
+        top10Overlap: meanOverlap(pruned.results, exhaustive.results),
+        cpuP50Ms: prunedCost.cpuP50Ms,
+        cpuP99Ms: prunedCost.cpuP99Ms,
+        allocatedBytesPerQuery: prunedCost.allocatedBytes,
+      },
+      notes: `${zerdaNotes}; block-max MaxScore over windows, exact top-k; ${perPosting(zerdaBuild.bytes, postings)}${budgetNote(pruned, queries.length)}`,
     });
     rows.push({
       suite: 'keyword',
@@ -156,18 +227,21 @@ async function runZerda(
     });
   }
   log(
-    `  zerda: p50 ${pruned.p50.toFixed(2)} ms (exhaustive ${exhaustive.p50.toFixed(2)} ms) over ${pruned.timed} queries`,
+    `  zerda: p50 ${pruned.p50.toFixed(2)} ms, p99 ${pruned.p99.toFixed(2)} ms (cpu p50 ${prunedCost.cpuP50Ms.toFixed(2)} ms, p99 ${prunedCost.cpuP99Ms.toFixed(2)} ms; ${prunedCost.allocatedBytes} B allocated per query; exhaustive p50 ${exhaustive.p50.toFixed(2)} ms) over ${pruned.timed} queries`,
   );
 
   // The same corpus through Zerda's full default analysis (Unicode tokens, stop words, stemming),
   // which is what a user gets without configuration.
   if (!options.skip.includes('zerda default analyzer')) {
-    const analysed = await measureBuild(() => {
-      const full = new BM25Index({ k1: K1, b: B });
-      full.add(documents);
-      return full;
-    });
-    const analysedIndex = analysed.value;
+    const analysed = await measureBuild(() =>
+      buildCpuMs(() => {
+        const full = new BM25Index({ k1: K1, b: B });
+        full.add(documents);
+        return full;
+      }),
+    );
+    const analysedIndex = analysed.value.value;
+    const analysedPerPosting = `${perPosting(analysed.bytes, analysedIndex.stats().postings)} (${arraysPerPosting(analysedIndex)})`;
     const timed = await runQueries(
       queries,
       (query) => analysedIndex.search(query, TOP_K).map((hit) => hit.id),
@@ -176,7 +250,7 @@ async function runZerda(
       },
     );
     log(
-      `  zerda default analyzer: built in ${(analysed.ms / 1000).toFixed(2)} s, ${formatBytes(analysed.bytes)}`,
+      `  zerda default analyzer: built in ${(analysed.ms / 1000).toFixed(2)} s (cpu ${(analysed.value.cpuMs / 1000).toFixed(2)} s), ${formatBytes(analysed.bytes)} (${analysedPerPosting})`,
     );
     rows.push({
       suite: 'keyword',
@@ -187,7 +261,7 @@ async function runZerda(
       p50Ms: timed.p50,
       p99Ms: timed.p99,
       qps: timed.qps,
-      notes: `BM25 k1=${K1} b=${B} with defaultAnalyzer (stop words, Porter stemming): build cost of real text analysis; ${perPosting(analysed.bytes, analysedIndex.stats().postings)}`,
+      notes: `BM25 k1=${K1} b=${B} with defaultAnalyzer (stop words, Porter stemming): build cost of real text analysis (build cpu ${(analysed.value.cpuMs / 1000).toFixed(2)} s); ${analysedPerPosting}`,
     });
   }
 

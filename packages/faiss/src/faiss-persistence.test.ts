@@ -100,8 +100,9 @@ describe.skipIf(faissSkipped)('saving and loading a FAISS store', () => {
     },
   );
 
-  it('save, load in a new process, search: the same hits', async () => {
-    for (const [indexType, metric] of configurations) {
+  // One test per configuration: each starts a process, which takes seconds on a busy machine.
+  for (const [indexType, metric] of configurations) {
+    it(`save, load in a new process, search: the same hits (${indexType}, ${metric})`, async () => {
       const store = await filledStore(indexType, metric);
       const directory = await temporaryDirectory();
       await store.save(directory);
@@ -129,8 +130,8 @@ describe.skipIf(faissSkipped)('saving and loading a FAISS store', () => {
           expect(hit.score).toBe(here[position]!.score);
         });
       }
-    }
-  });
+    });
+  }
 
   it('a save that fails before its commit leaves the previous save readable, and no stray files', async () => {
     const directory = await temporaryDirectory();

@@ -138,12 +138,11 @@ export function decodeChunkTable(bytes: Uint8Array, path: string): Chunk[] {
     return value;
   };
   const chunks: Chunk[] = new Array(count);
-  const seen = new Set<string>();
+  // Repeated ids are found by the caller, which matches the ids against the keyword index's.
   for (let i = 0; i < count; i++) {
     const flag = flags[i] as number;
     const id = take();
-    if (id.length === 0 || seen.has(id)) fail(`has an empty or repeated id at chunk ${i}`);
-    seen.add(id);
+    if (id.length === 0) fail(`has an empty id at chunk ${i}`);
     const chunk: Chunk = { id, text: take() };
     if ((flag & HAS_DOC_ID) !== 0) chunk.docId = take();
     if ((flag & HAS_METADATA) !== 0) chunk.metadata = parseMetadata(take(), i, fail);

@@ -155,6 +155,47 @@ describe('Collection', () => {
     await second.close();
   });
 
+  it('writes nothing when it closes unchanged, and a snapshot when it closes changed', async () => {
+    const directory = await folder();
+    const open = () =>
+      openCollection({ store: new InMemoryVectorStore({ embedder }), storage: createFileStorage(directory) });
+    const first = await open();
+    await first.add(corpus(30));
+    await first.close();
+    const files = async () => (await readdir(directory)).filter((name) => name.startsWith('blob-')).sort();
+    const saved = await files();
+    const reader = await open();
+    expect((await reader.retrieve('river water', { k: 3 })).hits.length).toBe(3);
+    await reader.close();
+    expect(await files()).toEqual(saved);
+    const writer = await open();
+    await writer.delete(['c0']);
+    await writer.close();
+    expect(await files()).not.toEqual(saved);
+    const last = await open();
+    expect(await last.count()).toBe(29);
+    await last.close();
+  });
+
+  it('leaves a memory storage snapshot as committed while the collection reopened from it changes', async () => {
+    const storage = createMemoryStorage();
+    const first = await openCollection({ store: new InMemoryVectorStore({ embedder }), storage });
+    await first.add(corpus(30));
+    await first.close();
+    const committed = new Map(
+      [...(await storage.readSnapshot())!].map(([key, bytes]) => [key, bytes.slice()]),
+    );
+    // The reopened keyword index keeps views into the bytes it read (and changes them as it adds).
+    const second = await openCollection({ store: new InMemoryVectorStore({ embedder }), storage });
+    await second.add(corpus(30, 'more-'));
+    await second.delete(['c1', 'c2']);
+    expect(await storage.readSnapshot()).toEqual(committed);
+    await second.close();
+    const third = await openCollection({ store: new InMemoryVectorStore({ embedder }), storage });
+    expect(await third.count()).toBe(58);
+    await third.close();
+  });
+
   it('replays the log when the process stopped without a snapshot', async () => {
     const directory = await folder();
     const storage = createFileStorage(directory);

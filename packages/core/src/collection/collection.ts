@@ -1,11 +1,9 @@
-import { mapWithConcurrency } from '../backend/pool.js';
 import { BatchWriteError, IndexFormatError, InvalidArgumentError, throwIfAborted } from '../errors/index.js';
 import { compileFilter, type FilterInput, parseFilter } from '../filter/index.js';
 import { BM25Index, KeywordRetriever } from '../keyword/index.js';
 import { type Chunk, normalizeChunks, type SearchResult, type Warning } from '../model/index.js';
 import {
   type BaseRetriever,
-  type BatchRetrieveOptions,
   HybridRetriever,
   type HybridRetrieverOptions,
   type RerankHook,
@@ -16,12 +14,11 @@ import type { VectorDriver } from '../vector/driver.js';
 import { InMemoryVectorStore } from '../vector/in-memory-vector-store.js';
 import type { VectorDatabase } from '../vector/vector-database.js';
 import { VectorRetriever } from '../vector/vector-retriever.js';
-import { toVectorStore } from '../vector/vector-store.js';
 import { decodeChunkTable, encodeChunkTable } from './chunk-table.js';
+import { CollectionBase } from './collection-base.js';
 import { DATABASE_STATE_FORMAT, DatabaseCollection } from './database-collection.js';
 import { decodeRecord, encodeRecord, type LogRecord } from './log-records.js';
-import { RerankedRetriever } from './reranked-retriever.js';
-import { type CollectionStorage, createMemoryStorage, type StorageLock } from './storage.js';
+import type { CollectionStorage } from './storage.js';
 import { chunksInRowOrder, encodeRowOrder, storeRowOrder } from './vector-order.js';
 
 export type RetrievalMode = 'keyword' | 'vector' | 'hybrid';
@@ -135,37 +132,26 @@ export async function openCollection(settings: CollectionSettings): Promise<Coll
  * and catches up with a database that others wrote to. While a write is in flight, its ids are
  * kept out of every result, so a reader sees each batch before or after, never on one side only.
  */
-export class Collection {
-  readonly store: VectorDatabase;
-  readonly storage: CollectionStorage;
+export class Collection extends CollectionBase {
   /** What opening found (restored, reconciled, rebuilt, warnings). */
   report: CollectionOpenReport = { restored: 0, reconciled: 0, rebuilt: 0, warnings: [] };
 
-  readonly #settings: CollectionSettings;
   readonly #keepsVectors: boolean;
   /** A volatile storage under a store that keeps nothing: no log (it would only repeat the store), a snapshot on close. */
   readonly #logless: boolean;
-  readonly #checkpointEvery: number;
   #keyword: KeywordRetriever;
   #retrievers: Record<RetrievalMode, BaseRetriever>;
-  #lock: StorageLock | undefined;
   #seq = 0;
   #logSize = 0;
-  #writes: Promise<unknown> = Promise.resolve();
+  /** Whether anything was written since the last snapshot (closing an unchanged collection writes nothing). */
+  #changed = false;
   /** Ids whose write is in flight or whose outcome is not yet known: kept out of results. */
   readonly #hidden = new Map<string, number>();
-  #closed = false;
   /** Notes from restoring the snapshot, for the open report. */
   readonly #restoreWarnings: Warning[] = [];
 
   constructor(settings: CollectionSettings) {
-    if (settings === null || typeof settings !== 'object') {
-      throw new InvalidArgumentError({
-        argument: 'settings',
-        value: settings,
-        message: 'expected an object with a store',
-      });
-    }
+    super(settings);
     if (settings.keyword !== undefined && settings.keyword !== 'memory') {
       throw new InvalidArgumentError({
         argument: 'keyword',
@@ -182,19 +168,8 @@ export class Collection {
           "fusion 'database' needs the keyword side in the database (keyword: 'database') and a store that fuses (searchHybrid)",
       });
     }
-    this.store = toVectorStore(settings.store, 'store');
-    this.storage = settings.storage ?? createMemoryStorage();
-    this.#settings = settings;
     this.#keepsVectors = !this.store.capabilities.persistent;
     this.#logless = this.storage.volatile === true && this.#keepsVectors;
-    this.#checkpointEvery = settings.checkpointEvery ?? 1000;
-    if (!(Number.isSafeInteger(this.#checkpointEvery) && this.#checkpointEvery > 0)) {
-      throw new InvalidArgumentError({
-        argument: 'checkpointEvery',
-        value: settings.checkpointEvery,
-        message: 'expected a positive integer',
-      });
-    }
     this.#keyword = this.#newKeyword();
     this.#retrievers = this.#makeRetrievers();
   }
@@ -204,25 +179,13 @@ export class Collection {
     return this.#keyword.size;
   }
 
-  /** Takes the storage's lock, restores the local state, settles interrupted writes, catches up with the database. */
-  async open(signal?: AbortSignal): Promise<void> {
-    this.#lock = await this.storage.lock();
-    try {
-      await this.#restore(signal);
-    } catch (error) {
-      await this.#lock.release().catch(() => undefined);
-      this.#lock = undefined;
-      throw error;
-    }
-  }
-
   /**
    * Adds chunks, replacing those with the same ids, in both sides. The whole batch is checked and
    * embedded before anything is written. A partial failure of the database is a BatchWriteError
    * whose `writtenIds` are exactly the chunks now in both sides.
    */
   add(input: readonly unknown[], options: CollectionAddOptions = {}): Promise<{ ids: string[] }> {
-    return this.#serialised(async () => {
+    return this.serialised(async () => {
       const { signal, onProgress } = options;
       throwIfAborted(signal);
       const chunks = normalizeChunks(input);
@@ -275,7 +238,7 @@ export class Collection {
 
   /** Removes chunks by id from both sides; returns how many existed. */
   delete(ids: readonly string[], options: { signal?: AbortSignal } = {}): Promise<number> {
-    return this.#serialised(async () => {
+    return this.serialised(async () => {
       if (!Array.isArray(ids) || !ids.every((id) => typeof id === 'string')) {
         throw new InvalidArgumentError({
           argument: 'ids',
@@ -355,81 +318,35 @@ export class Collection {
     if (page.length > 0) yield page;
   }
 
-  /** Keyword, vector or hybrid retrieval (default hybrid), with the filter language and the reranker. */
-  async retrieve(query: string, options: CollectionRetrieveOptions = {}): Promise<SearchResult> {
-    const { mode = 'hybrid', ...rest } = options;
-    const retriever = this.#retrievers[mode];
-    if (retriever === undefined) {
-      throw new InvalidArgumentError({
-        argument: 'mode',
-        value: mode,
-        message: "expected 'keyword', 'vector' or 'hybrid'",
-      });
-    }
-    // A bad filter is the caller's mistake, a FilterError before any side runs.
-    if (rest.filter !== undefined) parseFilter(rest.filter);
-    const k = rest.k ?? 10;
+  /** Asks for as many more hits as writes in flight hide, and leaves those out. */
+  protected async retrieveWith(
+    retriever: BaseRetriever,
+    _mode: RetrievalMode,
+    query: string,
+    options: Omit<CollectionRetrieveOptions, 'mode'>,
+  ): Promise<SearchResult> {
+    const k = options.k ?? 10;
     const hidden = this.#hidden.size;
-    const result = await retriever.retrieve(query, { ...rest, k: k + hidden });
+    const result = await retriever.retrieve(query, { ...options, k: k + hidden });
     if (hidden === 0 && this.#hidden.size === 0) return result;
     const hits = result.hits.filter((hit) => !this.#hidden.has(hit.chunk.id)).slice(0, k);
     return { ...result, hits: hits.map((hit, index) => ({ ...hit, rank: index + 1 })) };
   }
 
-  /** Many queries with bounded concurrency, results in input order. */
-  async batchRetrieve(
-    queries: readonly string[],
-    options: BatchRetrieveOptions & { mode?: RetrievalMode } = {},
-  ): Promise<SearchResult[]> {
-    const { concurrency = 4, mode, ...rest } = options;
-    if (!Array.isArray(queries) || !queries.every((query) => typeof query === 'string')) {
-      throw new InvalidArgumentError({
-        argument: 'queries',
-        value: queries,
-        message: 'expected an array of strings',
-      });
-    }
-    if (rest.filter !== undefined) parseFilter(rest.filter);
-    return mapWithConcurrency(queries, concurrency, (query) =>
-      this.retrieve(query, { ...rest, ...(mode ? { mode } : {}) }),
-    );
+  protected retrievers(): Record<RetrievalMode, BaseRetriever> {
+    return this.#retrievers;
   }
 
-  /** Snapshots the state now (also done every `checkpointEvery` log records and on close). */
-  checkpoint(): Promise<void> {
-    return this.#serialised(() => this.#checkpoint());
-  }
-
-  /** Waits for writes in flight, snapshots, releases the storage and the store. */
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    await this.#writes.catch(() => undefined);
-    // Logless, the snapshot is the only record, taken even with writes unsettled: their ids are in
-    // neither side of it (a store that keeps nothing loses them with the process anyway).
-    if (this.#lock !== undefined && (this.#hidden.size === 0 || this.#logless)) await this.#checkpoint();
-    this.#closed = true;
-    await this.#lock?.release();
-    this.#lock = undefined;
-    await this.store.close();
+  // Logless, the snapshot is the only record, taken even with writes unsettled: their ids are in
+  // neither side of it (a store that keeps nothing loses them with the process anyway).
+  protected snapshotsOnClose(): boolean {
+    return this.#changed && (this.#hidden.size === 0 || this.#logless);
   }
 
   // --- writing -------------------------------------------------------------------------------
 
-  #serialised<T>(work: () => Promise<T>): Promise<T> {
-    if (this.#closed || this.#lock === undefined) {
-      return Promise.reject(
-        new InvalidArgumentError({
-          argument: 'collection',
-          message: 'the collection is closed (or not open)',
-        }),
-      );
-    }
-    const run = this.#writes.catch(() => undefined).then(work);
-    this.#writes = run;
-    return run;
-  }
-
   async #append(record: LogRecord): Promise<void> {
+    this.#changed = true;
     if (this.#logless) return;
     // A store that keeps nothing loses an interrupted write with the process, so its intent is
     // never settled on open: not written (one flush less per write).
@@ -492,7 +409,7 @@ export class Collection {
     chunks: Chunk[],
     signal: AbortSignal | undefined,
   ): Promise<ReadonlyArray<Float32Array | readonly number[]>> {
-    const embedder = this.#settings.embedder ?? this.store.embedder;
+    const embedder = this.settings.embedder ?? this.store.embedder;
     if (embedder === undefined) {
       throw new InvalidArgumentError({
         argument: 'embeddings',
@@ -513,10 +430,10 @@ export class Collection {
   }
 
   async #maybeCheckpoint(): Promise<void> {
-    if (this.#logSize >= this.#checkpointEvery && this.#hidden.size === 0) await this.#checkpoint();
+    if (this.#logSize >= this.checkpointEvery && this.#hidden.size === 0) await this.writeSnapshot();
   }
 
-  async #checkpoint(): Promise<void> {
+  protected async writeSnapshot(): Promise<void> {
     const chunks = [...this.#keyword.chunks()];
     const state: CollectionState = {
       format: STATE_FORMAT,
@@ -543,6 +460,7 @@ export class Collection {
     blobs.set('state', encoder.encode(JSON.stringify(state)));
     await this.storage.commitSnapshot(blobs);
     this.#logSize = 0;
+    this.#changed = false;
   }
 
   /**
@@ -603,18 +521,31 @@ export class Collection {
 
   // --- opening -------------------------------------------------------------------------------
 
-  async #restore(signal: AbortSignal | undefined): Promise<void> {
+  /** Restores the local state, settles interrupted writes, catches up with the database. */
+  protected async restore(signal: AbortSignal | undefined): Promise<void> {
     // Counting first opens the database and learns its dimension, which the snapshot is checked against.
     const stored = this.#keepsVectors ? 0 : await this.store.count(signal ? { signal } : {});
-    const snapshot = await this.storage.readSnapshot();
+    // Core's empty store takes its saved vectors straight into its scan memory, with no second copy.
+    const store = this.store;
+    const snapshot = await this.storage.readSnapshot(
+      store instanceof InMemoryVectorStore && (await store.count()) === 0
+        ? {
+            into: (key, byteLength) =>
+              key === 'vector-arena' ? store.arenaImageTarget(byteLength) : undefined,
+          }
+        : undefined,
+    );
     const warnings: Warning[] = this.#restoreWarnings;
     let restored = 0;
     if (snapshot !== undefined) restored = await this.#loadSnapshot(snapshot);
+    // A snapshot in an older format is written again on close, so the next open reads the current one.
+    if (this.storage.outdated === true) this.#changed = true;
     const open = new Map<number, string[]>();
     for (const bytes of await this.storage.readLog()) {
       const record = decodeRecord(bytes, this.storage.location);
       this.#seq = Math.max(this.#seq, record.seq);
       this.#logSize++;
+      this.#changed = true;
       if (record.t === 'intent') open.set(record.seq, record.ids);
       else if (record.t === 'add') {
         open.delete(record.seq);
@@ -661,7 +592,7 @@ export class Collection {
       }
     }
     this.report = { restored, reconciled, rebuilt, warnings };
-    if (snapshot === undefined || reconciled > 0 || rebuilt > 0) await this.#checkpoint();
+    if (snapshot === undefined || reconciled > 0 || rebuilt > 0) await this.writeSnapshot();
   }
 
   async #rebuildFromStore(total: number, signal: AbortSignal | undefined): Promise<number> {
@@ -671,7 +602,7 @@ export class Collection {
     for await (const page of list.call(this.store, { pageSize: 1000, ...(signal ? { signal } : {}) })) {
       keyword.add(page);
       done += page.length;
-      this.#settings.onProgress?.({ phase: 'rebuild', done, total });
+      this.settings.onProgress?.({ phase: 'rebuild', done, total });
     }
     this.#keyword = keyword;
     this.#retrievers = this.#makeRetrievers();
@@ -722,7 +653,7 @@ export class Collection {
     if (state.store.name !== this.store.name) throw mismatch('backend', state.store.name, this.store.name);
     if (state.store.metric !== this.store.capabilities.metric)
       throw mismatch('metric', state.store.metric, this.store.capabilities.metric);
-    const dimension = this.#settings.embedder?.dimension ?? this.store.dimension;
+    const dimension = this.settings.embedder?.dimension ?? this.store.dimension;
     if (
       state.store.dimension !== undefined &&
       dimension !== undefined &&
@@ -732,9 +663,12 @@ export class Collection {
     }
     const analyzer = this.#keyword.index.analyzer.name;
     if (state.analyzer !== analyzer) throw mismatch('analyzer', state.analyzer, analyzer);
+    // The storage's bytes are ours (the index keeps views into them) and checked where it says so.
     const index = BM25Index.deserialize(snapshot.get('keyword-index') ?? new Uint8Array(0), {
       analyzer: this.#keyword.index.analyzer,
       path: location,
+      adopt: true,
+      verified: this.storage.verified === true,
     });
     let chunks: Chunk[];
     if (state.version === 1) {
@@ -755,6 +689,7 @@ export class Collection {
       // Validated when they were added; the table's reader checks its structure, the storage its bytes.
       chunks = decodeChunkTable(table, location);
     }
+    if (state.version !== STATE_VERSION) this.#changed = true;
     this.#keyword = KeywordRetriever.fromParts(index, chunks);
     this.#retrievers = this.#makeRetrievers();
     if (this.#keepsVectors && chunks.length > 0 && !state.vectors) {
@@ -837,7 +772,7 @@ export class Collection {
   // --- parts ---------------------------------------------------------------------------------
 
   #newKeyword(): KeywordRetriever {
-    const { analyzer, k1, b } = this.#settings;
+    const { analyzer, k1, b } = this.settings;
     return new KeywordRetriever({
       ...(analyzer ? { analyzer } : {}),
       ...(k1 !== undefined ? { k1 } : {}),
@@ -846,8 +781,8 @@ export class Collection {
   }
 
   #makeRetrievers(): Record<RetrievalMode, BaseRetriever> {
-    const { reranker, strictFilters, fusion } = this.#settings;
-    const embedder = this.#settings.embedder;
+    const { reranker, strictFilters, fusion } = this.settings;
+    const embedder = this.settings.embedder;
     const vector = new VectorRetriever({
       store: this.store,
       ...(embedder ? { embedder } : {}),
@@ -860,10 +795,6 @@ export class Collection {
       ...(fusion && fusion !== 'database' ? { fusion } : {}),
       ...(reranker ? { reranker } : {}),
     });
-    return {
-      keyword: reranker ? new RerankedRetriever(this.#keyword, reranker) : this.#keyword,
-      vector: reranker ? new RerankedRetriever(vector, reranker) : vector,
-      hybrid,
-    };
+    return this.modes(this.#keyword, vector, hybrid);
   }
 }

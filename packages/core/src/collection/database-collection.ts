@@ -1,15 +1,12 @@
-import { mapWithConcurrency } from '../backend/pool.js';
 import { IndexFormatError, InvalidArgumentError, throwIfAborted } from '../errors/index.js';
 import { compileFilter, type FilterInput, parseFilter } from '../filter/index.js';
 import { BM25SparseEncoder } from '../keyword/sparse-encoder.js';
 import { DatabaseHybridRetriever, SparseKeywordRetriever } from '../keyword/sparse-retrievers.js';
 import { type Chunk, normalizeChunks, type SearchResult, type Warning } from '../model/index.js';
-import { type BaseRetriever, type BatchRetrieveOptions, HybridRetriever } from '../retriever/index.js';
+import { type BaseRetriever, HybridRetriever } from '../retriever/index.js';
 import type { SparseVector } from '../vector/driver.js';
 import { embedChunksForStore } from '../vector/store-helpers.js';
-import type { VectorDatabase } from '../vector/vector-database.js';
 import { VectorRetriever } from '../vector/vector-retriever.js';
-import { toVectorStore } from '../vector/vector-store.js';
 import type {
   CollectionAddOptions,
   CollectionOpenReport,
@@ -17,8 +14,7 @@ import type {
   CollectionSettings,
   RetrievalMode,
 } from './collection.js';
-import { RerankedRetriever } from './reranked-retriever.js';
-import { type CollectionStorage, createMemoryStorage, type StorageLock } from './storage.js';
+import { CollectionBase } from './collection-base.js';
 
 /** What a collection with its keyword side in the database reports when it opens. */
 export interface DatabaseCollectionOpenReport extends CollectionOpenReport {
@@ -71,41 +67,24 @@ const DRIFT_WARNING = 0.1;
  * corpus grows the scores drift from exact BM25 (`drift`), and `reencode` restores exactness
  * without re-embedding.
  */
-export class DatabaseCollection {
-  readonly store: VectorDatabase;
-  readonly storage: CollectionStorage;
+export class DatabaseCollection extends CollectionBase {
   report: DatabaseCollectionOpenReport = { restored: 0, reconciled: 0, rebuilt: 0, warnings: [] };
 
-  readonly #settings: CollectionSettings;
-  readonly #checkpointEvery: number;
   #encoder: BM25SparseEncoder;
   #retrievers: Record<RetrievalMode, BaseRetriever>;
-  #lock: StorageLock | undefined;
   #seq = 0;
   #logSize = 0;
-  #writes: Promise<unknown> = Promise.resolve();
-  #closed = false;
   #encodedWith: [number, number] | null = null;
   /** A write failed with an outcome nobody could learn: statistics are recounted at the next open. */
   #unsettled = false;
 
   constructor(settings: CollectionSettings) {
-    this.store = toVectorStore(settings.store, 'store');
+    super(settings);
     if (typeof this.store.searchSparse !== 'function') {
       throw new InvalidArgumentError({
         argument: 'keyword',
         value: 'database',
         message: `the '${this.store.name}' store keeps no sparse vectors: create it with sparse vectors enabled (Postgres, Pinecone), or keep the keyword side in-process (keyword: 'memory')`,
-      });
-    }
-    this.storage = settings.storage ?? createMemoryStorage();
-    this.#settings = settings;
-    this.#checkpointEvery = settings.checkpointEvery ?? 1000;
-    if (!(Number.isSafeInteger(this.#checkpointEvery) && this.#checkpointEvery > 0)) {
-      throw new InvalidArgumentError({
-        argument: 'checkpointEvery',
-        value: settings.checkpointEvery,
-        message: 'expected a positive integer',
       });
     }
     const { analyzer, k1, b } = settings;
@@ -138,29 +117,18 @@ export class DatabaseCollection {
     return { averageLength, encodedWith: [...encodedWith], drift };
   }
 
-  async open(signal?: AbortSignal): Promise<void> {
-    this.#lock = await this.storage.lock();
-    try {
-      await this.#restore(signal);
-    } catch (error) {
-      await this.#lock.release().catch(() => undefined);
-      this.#lock = undefined;
-      throw error;
-    }
-  }
-
   /**
    * Adds chunks (replacing those with the same ids): each written with its dense and its sparse
    * vector in one record, so both sides hold it or neither does. The whole batch is checked, the
    * sparse vectors against the database's limits, before anything is written.
    */
   add(input: readonly unknown[], options: CollectionAddOptions = {}): Promise<{ ids: string[] }> {
-    return this.#serialised(async () => {
+    return this.serialised(async () => {
       const { signal, onProgress } = options;
       throwIfAborted(signal);
       const chunks = normalizeChunks(input);
       if (chunks.length === 0) return { ids: [] };
-      const embedder = this.#settings.embedder ?? this.store.embedder;
+      const embedder = this.settings.embedder ?? this.store.embedder;
       const vectors =
         options.embeddings ??
         ((await embedChunksForStore(embedder, chunks, signal)) as ReadonlyArray<
@@ -197,7 +165,7 @@ export class DatabaseCollection {
 
   /** Removes chunks by id; returns how many existed. */
   delete(ids: readonly string[], options: { signal?: AbortSignal } = {}): Promise<number> {
-    return this.#serialised(async () => {
+    return this.serialised(async () => {
       const remove = this.store.delete;
       if (remove === undefined) {
         throw new InvalidArgumentError({
@@ -249,39 +217,25 @@ export class DatabaseCollection {
   }
 
   /** Keyword, vector or hybrid retrieval (default hybrid), all run by the database. */
-  async retrieve(query: string, options: CollectionRetrieveOptions = {}): Promise<SearchResult> {
-    const { mode = 'hybrid', ...rest } = options;
-    const retriever = this.#retrievers[mode];
-    if (retriever === undefined) {
-      throw new InvalidArgumentError({
-        argument: 'mode',
-        value: mode,
-        message: "expected 'keyword', 'vector' or 'hybrid'",
-      });
-    }
-    if (rest.filter !== undefined) parseFilter(rest.filter);
-    const result = await retriever.retrieve(query, rest);
+  /** Adds a warning where the keyword scores are not exact BM25 (drift, or an unsettled write). */
+  protected async retrieveWith(
+    retriever: BaseRetriever,
+    mode: RetrievalMode,
+    query: string,
+    options: Omit<CollectionRetrieveOptions, 'mode'>,
+  ): Promise<SearchResult> {
+    const result = await retriever.retrieve(query, options);
     const warning = mode === 'vector' ? undefined : this.#keywordWarning();
     return warning === undefined ? result : { ...result, warnings: [...result.warnings, warning] };
   }
 
-  /** Many queries with bounded concurrency, results in input order. */
-  async batchRetrieve(
-    queries: readonly string[],
-    options: BatchRetrieveOptions & { mode?: RetrievalMode } = {},
-  ): Promise<SearchResult[]> {
-    const { concurrency = 4, mode, ...rest } = options;
-    if (!Array.isArray(queries) || !queries.every((query) => typeof query === 'string')) {
-      throw new InvalidArgumentError({
-        argument: 'queries',
-        value: queries,
-        message: 'expected an array of strings',
-      });
-    }
-    if (rest.filter !== undefined) parseFilter(rest.filter);
-    return mapWithConcurrency(queries, concurrency, (query) =>
-      this.retrieve(query, { ...rest, ...(mode ? { mode } : {}) }),
-    );
+  protected retrievers(): Record<RetrievalMode, BaseRetriever> {
+    return this.#retrievers;
+  }
+
+  /** Unchanged since its snapshot (nothing logged, nothing to upgrade): nothing to write. */
+  protected snapshotsOnClose(): boolean {
+    return !this.#unsettled && (this.#logSize > 0 || this.storage.outdated === true);
   }
 
   /**
@@ -294,7 +248,7 @@ export class DatabaseCollection {
   reencode(
     options: { signal?: AbortSignal; onProgress?: (progress: { done: number; total: number }) => void } = {},
   ): Promise<{ reencoded: number; warnings: Warning[] }> {
-    return this.#serialised(async () => {
+    return this.serialised(async () => {
       const { signal, onProgress } = options;
       const listRecords = this.store.listRecords;
       if (listRecords === undefined) {
@@ -314,7 +268,7 @@ export class DatabaseCollection {
         const sparseVectors = this.encoder.encodeDocuments(page.chunks.map((chunk) => chunk.text));
         let embeddings = page.vectors;
         if (embeddings === undefined) {
-          const embedder = this.#settings.embedder ?? this.store.embedder;
+          const embedder = this.settings.embedder ?? this.store.embedder;
           embeddings = (await embedChunksForStore(embedder, page.chunks, signal)) as Float32Array[];
           if (warnings.length === 0) {
             warnings.push({
@@ -329,41 +283,12 @@ export class DatabaseCollection {
         onProgress?.({ done, total });
       }
       this.#encodedWith = [averageLength, averageLength];
-      await this.#checkpoint();
+      await this.writeSnapshot();
       return { reencoded: done, warnings };
     });
   }
 
-  /** Snapshots the statistics now (also every `checkpointEvery` log records and on close). */
-  checkpoint(): Promise<void> {
-    return this.#serialised(() => this.#checkpoint());
-  }
-
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    await this.#writes.catch(() => undefined);
-    if (this.#lock !== undefined && !this.#unsettled) await this.#checkpoint();
-    this.#closed = true;
-    await this.#lock?.release();
-    this.#lock = undefined;
-    await this.store.close();
-  }
-
   // --- writing -------------------------------------------------------------------------------
-
-  #serialised<T>(work: () => Promise<T>): Promise<T> {
-    if (this.#closed || this.#lock === undefined) {
-      return Promise.reject(
-        new InvalidArgumentError({
-          argument: 'collection',
-          message: 'the collection is closed (or not open)',
-        }),
-      );
-    }
-    const run = this.#writes.catch(() => undefined).then(work);
-    this.#writes = run;
-    return run;
-  }
 
   async #append(record: DatabaseLogRecord): Promise<void> {
     await this.storage.appendLog(new TextEncoder().encode(JSON.stringify(record)));
@@ -411,10 +336,10 @@ export class DatabaseCollection {
   }
 
   async #maybeCheckpoint(): Promise<void> {
-    if (this.#logSize >= this.#checkpointEvery && !this.#unsettled) await this.#checkpoint();
+    if (this.#logSize >= this.checkpointEvery && !this.#unsettled) await this.writeSnapshot();
   }
 
-  async #checkpoint(): Promise<void> {
+  protected async writeSnapshot(): Promise<void> {
     const state: DatabaseCollectionState = {
       format: DATABASE_STATE_FORMAT,
       version: STATE_VERSION,
@@ -437,7 +362,7 @@ export class DatabaseCollection {
 
   // --- opening -------------------------------------------------------------------------------
 
-  async #restore(signal: AbortSignal | undefined): Promise<void> {
+  protected async restore(signal: AbortSignal | undefined): Promise<void> {
     const stored = await this.store.count(signal ? { signal } : {});
     const snapshot = await this.storage.readSnapshot();
     const warnings: Warning[] = [];
@@ -478,7 +403,7 @@ export class DatabaseCollection {
       rebuilt,
       warnings,
     };
-    if (snapshot === undefined || rebuilt > 0) await this.#checkpoint();
+    if (snapshot === undefined || rebuilt > 0) await this.writeSnapshot();
   }
 
   /** The statistics counted from every record the database holds. */
@@ -492,7 +417,7 @@ export class DatabaseCollection {
     for await (const page of this.#listing(signal)) {
       encoder.add(page.map((chunk) => chunk.text));
       done += page.length;
-      this.#settings.onProgress?.({ phase: 'rebuild', done, total });
+      this.settings.onProgress?.({ phase: 'rebuild', done, total });
     }
     this.#replaceEncoder(encoder);
     return done;
@@ -539,7 +464,7 @@ export class DatabaseCollection {
     if (state.store.name !== this.store.name) throw mismatch('backend', state.store.name, this.store.name);
     if (state.store.metric !== this.store.capabilities.metric)
       throw mismatch('metric', state.store.metric, this.store.capabilities.metric);
-    const dimension = this.#settings.embedder?.dimension ?? this.store.dimension;
+    const dimension = this.settings.embedder?.dimension ?? this.store.dimension;
     if (state.store.dimension !== undefined && dimension !== undefined && state.store.dimension !== dimension)
       throw mismatch('dimension', state.store.dimension, dimension);
     const statistics = snapshot.get('keyword-statistics');
@@ -615,7 +540,7 @@ export class DatabaseCollection {
   }
 
   #makeRetrievers(encoder: BM25SparseEncoder): Record<RetrievalMode, BaseRetriever> {
-    const { reranker, strictFilters, fusion, embedder, alpha } = this.#settings;
+    const { reranker, strictFilters, fusion, embedder, alpha } = this.settings;
     const common = { store: this.store, ...(strictFilters !== undefined ? { strictFilters } : {}) };
     const keyword = new SparseKeywordRetriever({ ...common, encoder });
     const vector = new VectorRetriever({ ...common, ...(embedder ? { embedder } : {}) });
@@ -634,10 +559,6 @@ export class DatabaseCollection {
             ...(fusion ? { fusion } : {}),
             ...(reranker ? { reranker } : {}),
           });
-    return {
-      keyword: reranker ? new RerankedRetriever(keyword, reranker) : keyword,
-      vector: reranker ? new RerankedRetriever(vector, reranker) : vector,
-      hybrid,
-    };
+    return this.modes(keyword, vector, hybrid);
   }
 }

@@ -6,7 +6,14 @@ import { IndexFormatError, InvalidArgumentError, StorageLockedError } from '../e
 import { crc32 } from '../util/crc32.js';
 import { syncDirectory, writeFileDurably } from '../util/durable-files.js';
 import { type DataFileReference, readDataFile, readManifestText } from '../util/manifest-save.js';
-import { type CollectionStorage, frameRecord, type StorageLock, unframeRecords } from './storage.js';
+import {
+  blobBuffer,
+  type CollectionStorage,
+  frameRecord,
+  type SnapshotReadOptions,
+  type StorageLock,
+  unframeRecords,
+} from './storage.js';
 
 /*
  * A collection folder holds:
@@ -25,6 +32,8 @@ const FORMAT = 'zerda.collection-storage';
 /** 2: a CRC-32 per blob (hashing hundreds of megabytes with SHA-256 dominated opening). 1: SHA-256. */
 const FORMAT_VERSION = 2;
 const KEY_PATTERN = /^[a-z0-9-]{1,40}$/;
+/** Bytes per read of a blob: large enough that a read costs little beside its copy. */
+const READ_PIECE = 8 * 1024 * 1024;
 const OWN_FILE = /^(blob-[a-z0-9-]+-[0-9a-f]{16}\.bin|log-[0-9a-f]{16}\.wal)$/;
 
 /** A blob as the manifest names it: version 2 carries `crc32`, version 1 `sha256`. */
@@ -62,6 +71,9 @@ export function createFileStorage(settings: FileStorageSettings | string): Colle
 
 class FileStorage implements CollectionStorage {
   readonly location: string;
+  /** Every blob is read against the CRC-32 the manifest holds for it. */
+  readonly verified = true;
+  outdated = false;
   #log: FileHandle | undefined;
   #logName: string | undefined;
 
@@ -121,34 +133,53 @@ class FileStorage implements CollectionStorage {
     }
   }
 
-  async readSnapshot(): Promise<Map<string, Uint8Array> | undefined> {
+  async readSnapshot(options?: SnapshotReadOptions): Promise<Map<string, Uint8Array> | undefined> {
     const manifest = await this.#readManifest();
     if (manifest === undefined) return undefined;
-    const blobs = new Map<string, Uint8Array>();
-    for (const [key, reference] of Object.entries(manifest.blobs)) {
-      blobs.set(
-        key,
-        manifest.version === 1
-          ? await readDataFile(this.directory, reference as DataFileReference, `'${key}' blob`)
-          : await this.#readBlob(key, reference),
-      );
-    }
-    return blobs;
+    this.outdated = manifest.version !== FORMAT_VERSION;
+    // All blobs at once: their reads overlap in the I/O threads, and with the checksums here.
+    const entries = await Promise.all(
+      Object.entries(manifest.blobs).map(
+        async ([key, reference]) =>
+          [
+            key,
+            manifest.version === 1
+              ? await readDataFile(this.directory, reference as DataFileReference, `'${key}' blob`)
+              : await this.#readBlob(key, reference, options),
+          ] as const,
+      ),
+    );
+    return new Map(entries);
   }
 
-  async #readBlob(key: string, reference: BlobReference): Promise<Uint8Array> {
+  /**
+   * One blob into a buffer of its own, in pieces: each piece's CRC is taken while the next is read,
+   * so checking costs no time beside the read (readFile's small pieces and a CRC after it took
+   * about a third longer for a 100,000-chunk collection).
+   */
+  async #readBlob(
+    key: string,
+    reference: BlobReference,
+    options: SnapshotReadOptions | undefined,
+  ): Promise<Uint8Array> {
     const path = join(this.directory, String(reference?.file));
     if (
       typeof reference?.file !== 'string' ||
       !/^blob-[a-z0-9-]+-[0-9a-f]{16}\.bin$/.test(reference.file) ||
-      typeof reference.bytes !== 'number' ||
+      !Number.isSafeInteger(reference.bytes) ||
+      reference.bytes < 0 ||
       typeof reference.crc32 !== 'number'
     ) {
       throw new IndexFormatError({ message: `The manifest's entry for the '${key}' blob is damaged`, path });
     }
-    let data: Uint8Array;
+    const mismatch = () =>
+      new IndexFormatError({
+        message: `The '${key}' blob does not match the manifest (truncated, corrupt or from another save)`,
+        path,
+      });
+    let handle: FileHandle;
     try {
-      data = await readFile(path);
+      handle = await open(path, 'r');
     } catch (error) {
       throw new IndexFormatError({
         message: `The '${key}' blob named by the manifest is missing`,
@@ -156,13 +187,27 @@ class FileStorage implements CollectionStorage {
         cause: error,
       });
     }
-    if (data.byteLength !== reference.bytes || crc32(data) !== reference.crc32) {
-      throw new IndexFormatError({
-        message: `The '${key}' blob does not match the manifest (truncated, corrupt or from another save)`,
-        path,
-      });
+    try {
+      if ((await handle.stat()).size !== reference.bytes) throw mismatch();
+      const data = blobBuffer(options, key, reference.bytes);
+      let crc = 0;
+      let offset = 0;
+      let reading = handle.read(data, 0, Math.min(READ_PIECE, data.byteLength), 0);
+      while (offset < data.byteLength) {
+        const { bytesRead } = await reading;
+        if (bytesRead === 0) throw mismatch();
+        const piece = data.subarray(offset, offset + bytesRead);
+        offset += bytesRead;
+        if (offset < data.byteLength) {
+          reading = handle.read(data, offset, Math.min(READ_PIECE, data.byteLength - offset), offset);
+        }
+        crc = crc32(piece, crc);
+      }
+      if (crc !== reference.crc32) throw mismatch();
+      return data;
+    } finally {
+      await handle.close();
     }
-    return data;
   }
 
   async commitSnapshot(blobs: ReadonlyMap<string, Uint8Array>): Promise<void> {

@@ -16,4 +16,9 @@ export {
   type KeywordDrift,
 } from './database-collection.js';
 export { createIndexedDbStorage, type IndexedDbStorageSettings } from './indexeddb-storage.js';
-export { type CollectionStorage, createMemoryStorage, type StorageLock } from './storage.js';
+export {
+  type CollectionStorage,
+  createMemoryStorage,
+  type SnapshotReadOptions,
+  type StorageLock,
+} from './storage.js';

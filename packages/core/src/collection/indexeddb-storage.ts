@@ -1,5 +1,5 @@
 import { BackendError, InvalidArgumentError, StorageLockedError } from '../errors/index.js';
-import type { CollectionStorage, StorageLock } from './storage.js';
+import { blobBuffer, type CollectionStorage, type SnapshotReadOptions, type StorageLock } from './storage.js';
 
 /*
  * A collection storage in a browser's IndexedDB: one database per collection with two object
@@ -127,13 +127,20 @@ class IndexedDbStorage implements CollectionStorage {
     };
   }
 
-  async readSnapshot(): Promise<Map<string, Uint8Array> | undefined> {
+  async readSnapshot(options?: SnapshotReadOptions): Promise<Map<string, Uint8Array> | undefined> {
     const db = await this.#open();
     const entries = await this.#run(db, [SNAPSHOT], 'readonly', 'read', (tx) =>
       request<Array<{ key: string; bytes: Uint8Array }>>(tx.objectStore(SNAPSHOT).getAll()),
     );
     if (entries.length === 0) return undefined;
-    return new Map(entries.map((entry) => [entry.key, entry.bytes]));
+    return new Map(
+      entries.map((entry) => {
+        const target =
+          options?.into === undefined ? entry.bytes : blobBuffer(options, entry.key, entry.bytes.byteLength);
+        if (target !== entry.bytes) target.set(entry.bytes);
+        return [entry.key, target];
+      }),
+    );
   }
 
   async commitSnapshot(blobs: ReadonlyMap<string, Uint8Array>): Promise<void> {

@@ -19,8 +19,24 @@ export interface CollectionStorage {
   readonly volatile?: boolean;
   /** Takes the one-writer lock; a StorageLockedError names the holder when another writer has it. */
   lock(): Promise<StorageLock>;
-  /** The committed snapshot, or undefined when nothing was ever committed here. */
-  readSnapshot(): Promise<Map<string, Uint8Array> | undefined>;
+  /**
+   * True when `readSnapshot` returns only bytes checked against checksums taken when they were
+   * committed (or that cannot have changed since), failing otherwise: the collection's formats then
+   * skip checksums of their own. Absent or false: they check theirs.
+   */
+  readonly verified?: boolean;
+  /**
+   * True once `readSnapshot` has read a snapshot stored in an older format than `commitSnapshot`
+   * writes: the collection commits its snapshot again on close, even unchanged, to upgrade it.
+   */
+  readonly outdated?: boolean;
+  /**
+   * The committed snapshot, or undefined when nothing was ever committed here. The bytes belong to
+   * the caller, which may keep views into them and change them: the storage keeps none of them.
+   * `into` may name, per blob, where its bytes go (exactly `byteLength` of them): a vector store
+   * reads its image straight into its scan memory that way.
+   */
+  readSnapshot(options?: SnapshotReadOptions): Promise<Map<string, Uint8Array> | undefined>;
   /**
    * Replaces the snapshot and empties the log in one atomic step: a reader (or a crash) sees the old
    * snapshot with its log, or the new snapshot with an empty log, never a mix.
@@ -30,6 +46,21 @@ export interface CollectionStorage {
   appendLog(record: Uint8Array): Promise<void>;
   /** The log's records since the snapshot, in order. A torn last record (a crash mid-append) is left out and cut off. */
   readLog(): Promise<Uint8Array[]>;
+}
+
+export interface SnapshotReadOptions {
+  /** The buffer a blob is read into (`byteLength` bytes), or undefined for a new one. */
+  into?: (key: string, byteLength: number) => Uint8Array | undefined;
+}
+
+/** The buffer for a blob: the one `into` names when it has the blob's length, else a new one. */
+export function blobBuffer(
+  options: SnapshotReadOptions | undefined,
+  key: string,
+  byteLength: number,
+): Uint8Array {
+  const target = options?.into?.(key, byteLength);
+  return target !== undefined && target.byteLength === byteLength ? target : new Uint8Array(byteLength);
 }
 
 export interface StorageLock {
@@ -48,6 +79,7 @@ export function createMemoryStorage(): CollectionStorage {
   return {
     location: 'memory',
     volatile: true,
+    verified: true,
     async lock() {
       if (locked) {
         throw new StorageLockedError({ location: 'memory', holder: 'another collection in this process' });
@@ -59,8 +91,16 @@ export function createMemoryStorage(): CollectionStorage {
         },
       };
     },
-    async readSnapshot() {
-      return snapshot === undefined ? undefined : new Map(snapshot);
+    async readSnapshot(options) {
+      if (snapshot === undefined) return undefined;
+      // Copies: the reader may change what it is given, and the snapshot stays as committed.
+      return new Map(
+        [...snapshot].map(([key, bytes]) => {
+          const copy = blobBuffer(options, key, bytes.byteLength);
+          copy.set(bytes);
+          return [key, copy];
+        }),
+      );
     },
     async commitSnapshot(blobs) {
       snapshot = new Map(blobs);

@@ -5,7 +5,6 @@ import { DatasetError } from './dataset-error.js';
 import { readLines } from './lines.js';
 import { countRelevant } from './metrics.js';
 import { QrelsBuilder } from './trec.js';
-import type { Qrels } from './types.js';
 
 /**
  * Loads a folder in BEIR layout: `corpus.jsonl` (`_id`, `title`, `text`), `queries.jsonl`

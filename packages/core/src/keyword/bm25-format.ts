@@ -115,7 +115,18 @@ export function encodeSnapshot(snapshot: BM25Snapshot, version: 1 | 2 = BM25_FOR
   return bytes;
 }
 
-export function decodeSnapshot(bytes: Uint8Array, path?: string): BM25Snapshot {
+/** How `decodeSnapshot` may treat its input. */
+export interface DecodeOptions {
+  /**
+   * The bytes are the caller's to give away: aligned sections become views into them instead of
+   * copies, and the index may change them. Never for bytes someone else still holds.
+   */
+  adopt?: boolean;
+  /** The bytes were already checked against a checksum (a collection storage's): the file's own is skipped. */
+  verified?: boolean;
+}
+
+export function decodeSnapshot(bytes: Uint8Array, path?: string, options: DecodeOptions = {}): BM25Snapshot {
   const fail = (message: string, cause?: unknown): never => {
     throw new IndexFormatError({ message: `Not a readable Zerda BM25 index: ${message}`, path, cause });
   };
@@ -129,7 +140,7 @@ export function decodeSnapshot(bytes: Uint8Array, path?: string): BM25Snapshot {
     fail(`format version ${version}, this Zerda reads versions ${READABLE_VERSIONS.join(' and ')}`);
   }
   const storedCrc = view.getUint32(bytes.byteLength - 4, true);
-  if (crc32(bytes.subarray(0, bytes.byteLength - 4)) !== storedCrc)
+  if (options.verified !== true && crc32(bytes.subarray(0, bytes.byteLength - 4)) !== storedCrc)
     fail('checksum mismatch (the file is corrupt or truncated)');
   const headerLength = view.getUint32(12, true);
   if (16 + headerLength > bytes.byteLength - 4) fail('header length beyond the end of the file');
@@ -151,8 +162,13 @@ export function decodeSnapshot(bytes: Uint8Array, path?: string): BM25Snapshot {
     const end = start + section.byteLength;
     if (!Number.isInteger(start) || start < dataStart || end > dataEnd)
       fail(`section '${name}' lies outside the file`);
-    // A copy, aligned and detached from the input (a Node Buffer may be a view into a shared pool).
-    const slice = new Uint8Array(bytes.subarray(start, end));
+    // A copy, aligned and detached from the input (a Node Buffer may be a view into a shared pool),
+    // unless the input is given away and the section is aligned for its elements.
+    const bytesOfSection = bytes.subarray(start, end);
+    const slice =
+      options.adopt === true && bytesOfSection.byteOffset % 4 === 0
+        ? bytesOfSection
+        : new Uint8Array(bytesOfSection);
     if (kind === 'json') {
       try {
         decoded[name] = JSON.parse(new TextDecoder().decode(slice));
@@ -161,12 +177,14 @@ export function decodeSnapshot(bytes: Uint8Array, path?: string): BM25Snapshot {
       }
     } else {
       if (section.byteLength % ELEMENT_BYTES[kind] !== 0) fail(`section '${name}' has a partial element`);
+      const { buffer, byteOffset } = slice;
+      const length = slice.byteLength / ELEMENT_BYTES[kind];
       decoded[name] =
         kind === 'u32'
-          ? new Uint32Array(slice.buffer)
+          ? new Uint32Array(buffer, byteOffset, length)
           : kind === 'u16'
-            ? new Uint16Array(slice.buffer)
-            : new Float32Array(slice.buffer);
+            ? new Uint16Array(buffer, byteOffset, length)
+            : new Float32Array(buffer, byteOffset, length);
     }
   }
   const snapshot = { analyzer: header.analyzer, k1: header.k1, b: header.b, ...decoded } as BM25Snapshot;

@@ -1,10 +1,11 @@
 import { IndexFormatError, InvalidArgumentError } from '../errors/index.js';
 import { normalizeChunks } from '../model/index.js';
-import { type Analyzer, defaultAnalyzer } from '../text/index.js';
+import { type Analyzer, defaultAnalyzer, TermKeys } from '../text/index.js';
 import { ensureCapacity } from '../util/growable.js';
-import { type BM25Snapshot, decodeSnapshot, encodeSnapshot } from './bm25-format.js';
+import { type BM25Snapshot, type DecodeOptions, decodeSnapshot, encodeSnapshot } from './bm25-format.js';
 import { type QueryTerms, ScoringScratch, type ScoringView, scoreTopK } from './scorer.js';
 import {
+  type AnalysedBatch,
   BuildScratch,
   buildBlocks,
   buildSegment,
@@ -91,6 +92,10 @@ export class BM25Index {
 
   private segments: Segment[] = [];
   private readonly buildScratch = new BuildScratch();
+  /** For analysers with `analyzeKeys`: their keys, and term id + 1 per key of `keySpace` (0: not yet). */
+  private readonly termKeys = new TermKeys();
+  private idOfKey = new Int32Array(0);
+  private keySpace = 0;
   private readonly scoringScratch = new ScoringScratch();
   /** What queries read, rebuilt with the norms after every write. */
   private view: ScoringView | undefined;
@@ -130,8 +135,10 @@ export class BM25Index {
     if (batch.length === 0) return;
     // Analyse before touching documents or postings, so that a failure leaves the index as it was
     // (new vocabulary entries are harmless: a term no live document holds is never scored). Term
-    // strings are turned into ids document by document, so the batch's strings never pile up.
-    const termSequences = batch.map((document) => this.toTermIds(this.analyzer.analyze(document.text)));
+    // strings are turned into ids document by document, so the batch's strings never pile up; the
+    // ids go one after another into one typed array, not an array per document.
+    const analysed: AnalysedBatch = { ids: new Uint32Array(1024), starts: new Uint32Array(batch.length + 1) };
+    for (let i = 0; i < batch.length; i++) this.appendTermIds((batch[i] as BM25Document).text, analysed, i);
 
     const replaced = batch.filter((document) => this.slotOf.has(document.id)).map((document) => document.id);
     if (replaced.length > 0) this.remove(replaced, { compact: false });
@@ -141,7 +148,7 @@ export class BM25Index {
     for (let i = 0; i < batch.length; i++) {
       const slot = docStart + i;
       const id = (batch[i] as BM25Document).id;
-      const length = (termSequences[i] as Uint32Array).length;
+      const length = (analysed.starts[i + 1] as number) - (analysed.starts[i] as number);
       this.ids[slot] = id;
       this.slotOf.set(id, slot);
       this.lengths[slot] = length;
@@ -152,11 +159,11 @@ export class BM25Index {
 
     const segment = buildSegment(
       docStart,
-      termSequences,
+      analysed,
       this.terms.length,
       this.buildScratch,
       this.lengths,
-      // Already sized to the vocabulary by toTermIds.
+      // Already sized to the vocabulary by termId.
       { documentFrequency: this.documentFrequency, maxTf: this.maxTf, minLength: this.minLength },
     );
     this.segments.push(segment);
@@ -216,7 +223,7 @@ export class BM25Index {
     this.norms = new Float64Array(lengths.length);
     this.slotCount = next;
     // Build scratch remembers slots; the numbering has changed.
-    this.buildScratch.lastSeen.fill(-1);
+    this.buildScratch.forgetSlots();
     this.normsDirty = true;
   }
 
@@ -305,8 +312,16 @@ export class BM25Index {
    * Reads an index written by `serialize`. The analyser must be the one the index was built with
    * (compared by name): a different one would silently mismatch query and index terms.
    */
-  static deserialize(bytes: Uint8Array, options: { analyzer?: Analyzer; path?: string } = {}): BM25Index {
-    const snapshot = decodeSnapshot(bytes, options.path);
+  /**
+   * An index from `serialize`'s bytes. `adopt`: the bytes are given to the index, which keeps views
+   * into them rather than copies (never for bytes anything else still uses). `verified`: they were
+   * checked against a checksum already (a collection storage's), so the file's own is not checked.
+   */
+  static deserialize(
+    bytes: Uint8Array,
+    options: { analyzer?: Analyzer; path?: string } & DecodeOptions = {},
+  ): BM25Index {
+    const snapshot = decodeSnapshot(bytes, options.path, options);
     const analyzer = options.analyzer ?? defaultAnalyzer;
     if (analyzer.name !== snapshot.analyzer) {
       throw new IndexFormatError({
@@ -472,24 +487,60 @@ export class BM25Index {
     return this.view as ScoringView;
   }
 
-  private toTermIds(terms: readonly string[]): Uint32Array {
-    const ids = new Uint32Array(terms.length);
-    for (let i = 0; i < terms.length; i++) {
-      const term = terms[i] as string;
-      let id = this.termIds.get(term);
-      if (id === undefined) {
-        id = this.terms.length;
-        this.terms.push(term);
-        this.termIds.set(term, id);
-        this.documentFrequency = ensureCapacity(this.documentFrequency, id + 1);
-        this.maxTf = ensureCapacity(this.maxTf, id + 1);
-        const previous = this.minLength.length;
-        this.minLength = ensureCapacity(this.minLength, id + 1);
-        if (this.minLength.length > previous) this.minLength.fill(0xffffffff, previous);
-      }
-      ids[i] = id;
+  /** Appends the term ids of a text as document `doc` of `batch`, adding new terms to the vocabulary. */
+  private appendTermIds(text: string, batch: AnalysedBatch, doc: number): void {
+    const analyzer = this.analyzer;
+    const start = batch.starts[doc] as number;
+    if (analyzer.analyzeKeys === undefined) {
+      const terms = analyzer.analyze(text);
+      batch.ids = ensureCapacity(batch.ids, start + terms.length);
+      const ids = batch.ids;
+      for (let i = 0; i < terms.length; i++) ids[start + i] = this.termId(terms[i] as string);
+      batch.starts[doc + 1] = start + terms.length;
+      return;
     }
-    return ids;
+    // The analyser's keys are mapped to term ids by an array: no string is made or hashed per token.
+    const out = this.termKeys;
+    analyzer.analyzeKeys(text, out);
+    if (out.space !== this.keySpace) {
+      this.idOfKey.fill(0);
+      this.keySpace = out.space;
+    }
+    const count = out.count;
+    const keys = out.keys;
+    batch.ids = ensureCapacity(batch.ids, start + count);
+    const ids = batch.ids;
+    let idOfKey = this.idOfKey;
+    for (let i = 0; i < count; i++) {
+      const key = keys[i] as number;
+      if (key >= idOfKey.length) {
+        idOfKey = ensureCapacity(idOfKey, key + 1);
+        this.idOfKey = idOfKey;
+      }
+      let id = (idOfKey[key] as number) - 1;
+      if (id < 0) {
+        id = this.termId(out.term(key));
+        idOfKey[key] = id + 1;
+      }
+      ids[start + i] = id;
+    }
+    batch.starts[doc + 1] = start + count;
+  }
+
+  /** The id of `term`, which is added to the vocabulary if new. */
+  private termId(term: string): number {
+    let id = this.termIds.get(term);
+    if (id === undefined) {
+      id = this.terms.length;
+      this.terms.push(term);
+      this.termIds.set(term, id);
+      this.documentFrequency = ensureCapacity(this.documentFrequency, id + 1);
+      this.maxTf = ensureCapacity(this.maxTf, id + 1);
+      const previous = this.minLength.length;
+      this.minLength = ensureCapacity(this.minLength, id + 1);
+      if (this.minLength.length > previous) this.minLength.fill(0xffffffff, previous);
+    }
+    return id;
   }
 
   private ensureDocCapacity(slots: number): void {

@@ -118,7 +118,7 @@ export async function loadKeywordRetriever(
       throw error;
     }
     const indexPath = join(directory, manifest.index.file);
-    const index = BM25Index.deserialize(indexBytes, { ...options, path: indexPath });
+    const index = BM25Index.deserialize(indexBytes, { ...options, path: indexPath, adopt: true });
     const chunksPath = join(directory, manifest.chunks.file);
     const chunks = parseChunkLines(new TextDecoder().decode(chunksBytes), chunksPath);
     if (chunks.length !== manifest.count) {
@@ -147,7 +147,7 @@ async function loadLegacy(
       cause: error,
     });
   }
-  const index = BM25Index.deserialize(indexBytes, { ...options, path: indexPath });
+  const index = BM25Index.deserialize(indexBytes, { ...options, path: indexPath, adopt: true });
   const chunksPath = join(directory, LEGACY_CHUNKS_FILE);
   let text: string;
   try {
@@ -228,5 +228,5 @@ export async function loadBM25Index(path: string, options: { analyzer?: Analyzer
   } catch (error) {
     throw new IndexFormatError({ message: 'Cannot read the index file', path, cause: error });
   }
-  return BM25Index.deserialize(bytes, { ...options, path });
+  return BM25Index.deserialize(bytes, { ...options, path, adopt: true });
 }

@@ -236,3 +236,19 @@ describe('KeywordRetriever', () => {
     });
   });
 });
+
+describe('KeywordRetriever.fromParts', () => {
+  it('refuses chunks that do not name the index documents exactly once each', () => {
+    const retriever = new KeywordRetriever();
+    retriever.add([
+      { id: 'a', text: 'solar panels' },
+      { id: 'b', text: 'wind farms' },
+    ]);
+    const index = retriever.index;
+    const a = { id: 'a', text: 'solar panels' };
+    expect(KeywordRetriever.fromParts(index, [a, { id: 'b', text: 'wind farms' }]).size).toBe(2);
+    for (const chunks of [[a, a], [a], [a, { id: 'c', text: 'x' }]]) {
+      expect(() => KeywordRetriever.fromParts(index, chunks, {}, 'table.bin')).toThrow(IndexFormatError);
+    }
+  });
+});

@@ -127,6 +127,10 @@ export class KeywordRetriever extends BaseRetriever {
     }
     const retriever = new KeywordRetriever({ ...options, index });
     for (const chunk of chunks) retriever.byId.set(chunk.id, chunk);
+    // As many chunks as documents, each in the index, and none twice: the same ids.
+    if (retriever.byId.size !== index.size) {
+      throw new IndexFormatError({ message: 'The chunks file names a chunk twice', path: chunksPath });
+    }
     return retriever;
   }
 }

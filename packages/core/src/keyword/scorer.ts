@@ -1,4 +1,4 @@
-import { BLOCK_SHIFT, blockFactors, findTerm, type Segment } from './segment.js';
+import { blockFactors, findTerm, BLOCK_SHIFT as SEGMENT_BLOCK_SHIFT, type Segment } from './segment.js';
 import { TopKHeap } from './top-k-heap.js';
 
 /** What a scorer reads from the index: postings, per-document norms and liveness. */
@@ -79,32 +79,65 @@ function grow<T extends Int32Array | Float64Array>(from: T, to: T): T {
   return to;
 }
 
+/** A module constant: an imported binding can cost a getter call per read in transpiled code. */
+const BLOCK_SHIFT = SEGMENT_BLOCK_SHIFT;
+
+/** log2 of the documents per scoring window. */
+const WINDOW_SHIFT = 11;
+/**
+ * Documents per scoring window: wide enough that a window's bounds and set-up cost little per
+ * posting, narrow enough that its accumulator (16 KiB) stays in the L1 cache and that its bounds
+ * stay tight.
+ */
+const WINDOW_SIZE = 1 << WINDOW_SHIFT;
+
 /** Reused between queries so that a query allocates nothing proportional to the corpus or its postings. */
 export class ScoringScratch {
   readonly query = new QueryTerms();
   readonly heap = new TopKHeap(16);
-  /** Partial scores' k best, for the score floor (tie order irrelevant: only its threshold is read). */
-  readonly floorHeap = new TopKHeap(16);
   // Exhaustive scoring: per-document accumulators, stamped by query so they need no clearing.
   accumulators = new Float64Array(0);
   seen = new Uint32Array(0);
   touched = new Int32Array(0);
   epoch = 0;
-  // Pruned scoring: per query term, its cursor in the current segment and its current block.
+  // Pruned scoring, per window: the essential terms' partial scores and which documents have one.
+  readonly windowScores = new Float64Array(WINDOW_SIZE);
+  readonly windowHits = new Int32Array(WINDOW_SIZE >>> 5);
+  // Per window of every segment: its segment, the sum of its terms' bounds, and a max-heap of
+  // windows by that sum (scored best first, so that the k-th score rises early).
+  windowSegment = new Int32Array(0);
+  windowFirstDoc = new Int32Array(0);
+  windowTotal = new Float64Array(0);
+  windowQueue = new Int32Array(0);
+  // Per window and term (window-major): the term's bound there, and where to start reading its
+  // postings for the window (the first posting of its first block there; -1: none there).
+  windowTermBound = new Float64Array(0);
+  windowTermPosting = new Int32Array(0);
+  // Per segment and term (segment-major): the term's postings and blocks there (start -1: absent).
+  segmentTermStart = new Int32Array(0);
+  segmentTermEnd = new Int32Array(0);
+  segmentTermFirstBlock = new Int32Array(0);
+  segmentTermLastBlock = new Int32Array(0);
+  /**
+   * Per segment, its blocks' bound factors for the current norms (looked up once per query: the
+   * norms passed to `blockFactors` would be boxed on every call).
+   */
+  readonly segmentFactors: Float32Array[] = [];
+  // Per term, in the current window: its cursor and the bounds of its postings and blocks.
   cursor = new Int32Array(16);
   end = new Int32Array(16);
   start = new Int32Array(16);
   firstBlock = new Int32Array(16);
   lastBlock = new Int32Array(16);
-  block = new Int32Array(16);
-  windowBound = new Float64Array(16);
   contribution = new Float64Array(16);
-  /** Term positions of the window's live terms, by ascending window bound. */
-  order = new Int32Array(16);
-  /** The score `completeScore` computed. */
-  readonly score = new Float64Array(1);
-  /** 1 for the terms that were essential in the last window (they cut the next one). */
+  /** 1 for a term essential in the current window (its postings are scored, not looked up). */
   essential = new Uint8Array(16);
+  /** Term positions of the window's live terms, by ascending bound. */
+  order = new Int32Array(16);
+  /** Floats handed to `accumulate` (indexed by THRESHOLD, OTHERS_BOUND): arguments would be boxed. */
+  readonly limits = new Float64Array(3);
+  /** The k best single-term contributions, for the score floor (only its threshold is read). */
+  readonly floorHeap = new TopKHeap(16);
 
   prepareTerms(count: number): void {
     if (this.cursor.length >= count) return;
@@ -114,11 +147,31 @@ export class ScoringScratch {
     this.start = new Int32Array(capacity);
     this.firstBlock = new Int32Array(capacity);
     this.lastBlock = new Int32Array(capacity);
-    this.block = new Int32Array(capacity);
-    this.windowBound = new Float64Array(capacity);
     this.contribution = new Float64Array(capacity);
-    this.order = new Int32Array(capacity);
     this.essential = new Uint8Array(capacity);
+    this.order = new Int32Array(capacity);
+  }
+
+  prepareWindows(segments: number, windows: number, terms: number): void {
+    if (this.windowTotal.length < windows) {
+      const capacity = Math.max(windows, this.windowTotal.length * 2);
+      this.windowSegment = new Int32Array(capacity);
+      this.windowFirstDoc = new Int32Array(capacity);
+      this.windowTotal = new Float64Array(capacity);
+      this.windowQueue = new Int32Array(capacity);
+    }
+    if (this.windowTermBound.length < windows * terms) {
+      const capacity = Math.max(windows * terms, this.windowTermBound.length * 2);
+      this.windowTermBound = new Float64Array(capacity);
+      this.windowTermPosting = new Int32Array(capacity);
+    }
+    if (this.segmentTermStart.length < segments * terms) {
+      const capacity = Math.max(segments * terms, this.segmentTermStart.length * 2);
+      this.segmentTermStart = new Int32Array(capacity);
+      this.segmentTermEnd = new Int32Array(capacity);
+      this.segmentTermFirstBlock = new Int32Array(capacity);
+      this.segmentTermLastBlock = new Int32Array(capacity);
+    }
   }
 
   prepareDocuments(slotCount: number): void {
@@ -160,49 +213,86 @@ export function scoreTopK(
 ): number {
   scratch.heap.reset(k, view.ids);
   if (!options.prune) return scoreExhaustive(view, scratch, options.accept);
-  scratch.prepareTerms(scratch.query.count);
-  // Documents are visited in order, so the k-th score would otherwise start low and rise only as
-  // the best documents come by: start from a lower bound taken from the rarest terms instead.
-  const floor = options.accept === undefined ? scoreFloor(view, k, scratch) : Number.NEGATIVE_INFINITY;
+  return scorePruned(view, scratch, options.accept);
+}
+
+/**
+ * MaxScore (Turtle & Flood) over windows of WINDOW_SIZE documents with block-max bounds, in the
+ * manner of Lucene's MaxScoreBulkScorer. A term's bound in a window is the largest bound of its
+ * blocks there; windows are scored best bound first, so that the k-th score rises within the
+ * first few, and scoring stops at the first window whose bounds together cannot reach it. In a
+ * window, the terms whose bounds together cannot reach the k-th score are non-essential: the
+ * other terms' postings are added up term at a time into the window's accumulator, and only the
+ * documents whose partial score plus the non-essential bounds can still make the top k look the
+ * non-essential terms up. A floor from the rarest terms (see `scoreFloor`) prunes from the start.
+ */
+function scorePruned(
+  view: ScoringView,
+  scratch: ScoringScratch,
+  accept: ((doc: number) => boolean) | undefined,
+): number {
+  const { query, heap } = scratch;
+  const { segments } = view;
+  const termCount = query.count;
+  scratch.prepareTerms(termCount);
+  // Filtered documents could not be counted on to reach a floor.
+  scratch.limits[FLOOR] = accept === undefined ? scoreFloor(view, scratch) : Number.NEGATIVE_INFINITY;
+  let windowCount = 0;
+  for (let s = 0; s < segments.length; s++) {
+    windowCount += ((segments[s] as Segment).docCount + WINDOW_SIZE - 1) >>> WINDOW_SHIFT;
+  }
+  scratch.prepareWindows(segments.length, windowCount, termCount);
+  const queued = boundWindows(view, scratch, windowCount);
+
+  // Pop windows from the max-heap by their total bound.
+  const { windowQueue: queue, windowTotal } = scratch;
+  let queueSize = queued;
+  for (let i = (queueSize >>> 1) - 1; i >= 0; i--) siftDown(queue, windowTotal, i, queueSize);
   let matched = 0;
-  for (const segment of view.segments) {
-    matched += scoreSegmentPruned(view, segment, scratch, options.accept, floor);
+  while (queueSize > 0) {
+    const window = queue[0] as number;
+    if ((windowTotal[window] as number) < Math.max(scratch.limits[FLOOR] as number, heap.threshold())) break;
+    queueSize--;
+    queue[0] = queue[queueSize] as number;
+    siftDown(queue, windowTotal, 0, queueSize);
+    matched += scoreWindow(view, scratch, window, accept);
   }
   return matched;
 }
 
-/** Postings the score floor may read beyond its leading term: a share of the corpus, so it stays cheap. */
-const FLOOR_POSTINGS_SHARE = 1 / 16;
+/**
+ * Postings the score floor may read: a fixed few, since each reads the norm of a document
+ * anywhere in the corpus (a cache miss in a large one).
+ */
+const FLOOR_POSTINGS = 4096;
 
 /**
- * A lower bound of the final k-th score: the k-th best partial score over the leading terms in
- * scoring order (the rare ones, whose postings are short), added in scoring order. Every document
- * scores at least its partial score (adding non-negative contributions in the same order never
- * rounds below it), so k documents reach the bound and none scoring below it can be in the top k.
+ * A lower bound of the final k-th score, so that a query with a rare term prunes from its first
+ * window on: for each leading term in scoring order (the rare ones) while their postings fit a
+ * small budget, the k-th best of its contributions (k documents score at least that much).
  */
-function scoreFloor(view: ScoringView, k: number, scratch: ScoringScratch): number {
-  const { query, floorHeap } = scratch;
+function scoreFloor(view: ScoringView, scratch: ScoringScratch): number {
+  const { query, floorHeap, heap } = scratch;
   const { norms, segments } = view;
-  const budget = Math.max(1024, view.slotCount * FLOOR_POSTINGS_SHARE);
-  let terms = 0;
-  let postings = 0;
-  while (terms < query.count) {
-    const count = postingCount(segments, query.terms[terms] as number);
-    // The leading term always counts: one pass over its postings is cheaper than visiting them
-    // document by document with a threshold that starts at nothing.
-    if (terms > 0 && postings + count > budget) break;
-    postings += count;
-    terms++;
-  }
-  if (postings < k) return Number.NEGATIVE_INFINITY;
-  scratch.prepareDocuments(view.slotCount);
-  const { accumulators, seen, touched, epoch } = scratch;
-  let touchedCount = 0;
-  for (let t = 0; t < terms; t++) {
-    const term = query.terms[t] as number;
+  let budget = FLOOR_POSTINGS;
+  let floor = Number.NEGATIVE_INFINITY;
+  for (let t = 0; t < query.count; t++) {
+    let postings = 0;
+    for (let s = 0; s < segments.length; s++) {
+      const segment = segments[s] as Segment;
+      const position = findTerm(segment, query.terms[t] as number);
+      if (position >= 0) {
+        postings += (segment.termStart[position + 1] as number) - (segment.termStart[position] as number);
+      }
+    }
+    budget -= postings;
+    if (budget < 0) break;
+    if (postings < heap.k) continue;
+    floorHeap.reset(heap.k);
     const weight = query.weights[t] as number;
-    for (const segment of segments) {
-      const position = findTerm(segment, term);
+    for (let s = 0; s < segments.length; s++) {
+      const segment = segments[s] as Segment;
+      const position = findTerm(segment, query.terms[t] as number);
       if (position < 0) continue;
       const { postDocs, postTfs } = segment;
       for (
@@ -210,305 +300,382 @@ function scoreFloor(view: ScoringView, k: number, scratch: ScoringScratch): numb
         p < end;
         p++
       ) {
-        const doc = postDocs[p] as number;
-        if (seen[doc] !== epoch) {
-          seen[doc] = epoch;
-          touched[touchedCount++] = doc;
-          accumulators[doc] = 0;
-        }
         const tf = postTfs[p] as number;
-        accumulators[doc] = (accumulators[doc] as number) + (weight * tf) / (tf + (norms[doc] as number));
+        const value = (weight * tf) / (tf + (norms[postDocs[p] as number] as number));
+        // A removed document (infinite norm) scores 0: it does not count.
+        if (value > 0) {
+          floorHeap.offered[0] = value;
+          floorHeap.pushOffered(postDocs[p] as number);
+        }
       }
     }
+    floor = Math.max(floor, floorHeap.threshold());
   }
-  if (touchedCount < k) return Number.NEGATIVE_INFINITY;
-  floorHeap.reset(k);
-  for (let i = 0; i < touchedCount; i++) {
-    const doc = touched[i] as number;
-    const score = accumulators[doc] as number;
-    if (score > 0) floorHeap.push(score, doc);
-  }
-  return floorHeap.threshold();
+  return floor;
 }
 
-/** Total postings of a term over all segments. */
-function postingCount(segments: readonly Segment[], term: number): number {
-  let count = 0;
-  for (const segment of segments) {
-    const position = findTerm(segment, term);
-    if (position >= 0) {
-      count += (segment.termStart[position + 1] as number) - (segment.termStart[position] as number);
-    }
-  }
-  return count;
-}
+/** Up to this many postings per window on average, a term's window bounds are set posting by posting. */
+const SPARSE_POSTINGS_PER_WINDOW = 8;
 
 /**
- * Document-at-a-time MaxScore (Turtle & Flood) over windows of the document space, with block-max
- * bounds (as Lucene's MaxScoreBulkScorer). In each window a term's bound is the largest bound of
- * its blocks there; the terms whose bounds together cannot reach the current k-th score are
- * non-essential: only documents of the other terms are visited, and each looks up the
- * non-essential terms only while it can still make the top k. A window whose bounds all together
- * cannot is skipped without reading its postings. Windows end where the current block of an
- * essential term ends, so they are long when the essential terms are rare.
+ * Fills each window's term bounds, first blocks and total bound, and queues (unordered) the
+ * windows some term touches. Returns how many were queued. Reads block metadata only.
  */
-function scoreSegmentPruned(
+function boundWindows(view: ScoringView, scratch: ScoringScratch, windowCount: number): number {
+  const {
+    query,
+    windowSegment,
+    windowFirstDoc,
+    windowTotal,
+    windowQueue,
+    windowTermBound,
+    windowTermPosting,
+  } = scratch;
+  const { segmentTermStart, segmentTermEnd, segmentTermFirstBlock, segmentTermLastBlock } = scratch;
+  const { segments } = view;
+  const termCount = query.count;
+  windowTermBound.fill(0, 0, windowCount * termCount);
+  windowTermPosting.fill(-1, 0, windowCount * termCount);
+  // Dropped segments' factors are not kept alive by the scratch.
+  scratch.segmentFactors.length = segments.length;
+  let windowBase = 0;
+  for (let s = 0; s < segments.length; s++) {
+    const segment = segments[s] as Segment;
+    const { termStart, postDocs, blocks, docStart } = segment;
+    const blockLastDoc = blocks.lastDoc;
+    const factors = blockFactors(blocks, view.lengthFreeNorm, view.normPerLength);
+    scratch.segmentFactors[s] = factors;
+    const segmentWindows = (segment.docCount + WINDOW_SIZE - 1) >>> WINDOW_SHIFT;
+    for (let w = 0; w < segmentWindows; w++) {
+      windowSegment[windowBase + w] = s;
+      windowFirstDoc[windowBase + w] = docStart + (w << WINDOW_SHIFT);
+    }
+    for (let t = 0; t < termCount; t++) {
+      const at = s * termCount + t;
+      const position = findTerm(segment, query.terms[t] as number);
+      if (position < 0) {
+        segmentTermStart[at] = -1;
+        continue;
+      }
+      const start = termStart[position] as number;
+      const first = blocks.first[position] as number;
+      const last = (blocks.first[position + 1] as number) - 1;
+      segmentTermStart[at] = start;
+      segmentTermEnd[at] = termStart[position + 1] as number;
+      segmentTermFirstBlock[at] = first;
+      segmentTermLastBlock[at] = last;
+      const weight = (query.weights[t] as number) * BOUND_SLACK;
+      const end = termStart[position + 1] as number;
+      if (end - start <= segmentWindows * SPARSE_POSTINGS_PER_WINDOW) {
+        // A rare term's blocks span many windows: its bounds go only to the windows of its postings.
+        for (let p = start; p < end; p++) {
+          const b = first + ((p - start) >>> BLOCK_SHIFT);
+          const cell = (windowBase + (((postDocs[p] as number) - docStart) >>> WINDOW_SHIFT)) * termCount + t;
+          const bound = weight * (factors[b] as number);
+          if ((windowTermBound[cell] as number) < bound) windowTermBound[cell] = bound;
+          if ((windowTermPosting[cell] as number) < 0) windowTermPosting[cell] = p;
+        }
+        continue;
+      }
+      // A block is taken to start just after the previous one ends: slightly looser than its
+      // first posting, but read from the small block array rather than one cache line per block.
+      let fromWindow = ((postDocs[start] as number) - docStart) >>> WINDOW_SHIFT;
+      for (let b = first; b <= last; b++) {
+        const bound = weight * (factors[b] as number);
+        const lastDoc = blockLastDoc[b] as number;
+        const toWindow = (lastDoc - docStart) >>> WINDOW_SHIFT;
+        for (let w = fromWindow; w <= toWindow; w++) {
+          const cell = (windowBase + w) * termCount + t;
+          if ((windowTermBound[cell] as number) < bound) windowTermBound[cell] = bound;
+          if ((windowTermPosting[cell] as number) < 0) {
+            windowTermPosting[cell] = start + ((b - first) << BLOCK_SHIFT);
+          }
+        }
+        fromWindow = (lastDoc + 1 - docStart) >>> WINDOW_SHIFT;
+      }
+    }
+    windowBase += segmentWindows;
+  }
+  let queued = 0;
+  for (let w = 0; w < windowCount; w++) {
+    let total = 0;
+    for (let t = 0, cell = w * termCount; t < termCount; t++, cell++)
+      total += windowTermBound[cell] as number;
+    windowTotal[w] = total;
+    if (total > 0) windowQueue[queued++] = w;
+  }
+  return queued;
+}
+
+/** Restores the max-heap order (by `keys`) of `queue[0, size)` below `index`. */
+function siftDown(queue: Int32Array, keys: Float64Array, index: number, size: number): void {
+  const item = queue[index] as number;
+  const key = keys[item] as number;
+  for (;;) {
+    let child = 2 * index + 1;
+    if (child >= size) break;
+    const right = child + 1;
+    if (right < size && (keys[queue[right] as number] as number) > (keys[queue[child] as number] as number)) {
+      child = right;
+    }
+    if ((keys[queue[child] as number] as number) <= key) break;
+    queue[index] = queue[child] as number;
+    index = child;
+  }
+  queue[index] = item;
+}
+
+/** Scores one window (see `scorePruned`). Returns the number of matching documents it visited. */
+function scoreWindow(
   view: ScoringView,
-  segment: Segment,
   scratch: ScoringScratch,
+  window: number,
   accept: ((doc: number) => boolean) | undefined,
-  /** A lower bound of the final k-th score (see `scoreFloor`). */
-  floor: number,
 ): number {
-  const { query, heap, cursor, end, start, firstBlock, lastBlock, block, windowBound, contribution, order } =
-    scratch;
-  const essential = scratch.essential;
-  const { norms } = view;
-  const { termStart, postDocs, postTfs, blocks } = segment;
-  const blockLastDoc = blocks.lastDoc;
-  const factors = blockFactors(blocks, view.lengthFreeNorm, view.normPerLength);
+  const { query, heap, windowScores, windowHits, windowTermBound, windowTermPosting } = scratch;
+  const { cursor, end, start, firstBlock, lastBlock, contribution, essential, order } = scratch;
+  const { norms, segments } = view;
   const weights = query.weights;
   const termCount = query.count;
-  for (let i = 0; i < termCount; i++) {
-    essential[i] = 1;
-    const position = findTerm(segment, query.terms[i] as number);
-    if (position < 0) {
-      cursor[i] = 0;
-      end[i] = 0;
-      continue;
+  const s = scratch.windowSegment[window] as number;
+  const segment = segments[s] as Segment;
+  const { postDocs, postTfs } = segment;
+  const blockLastDoc = segment.blocks.lastDoc;
+  const factors = scratch.segmentFactors[s] as Float32Array;
+  const windowStart = scratch.windowFirstDoc[window] as number;
+  const windowEnd = Math.min(windowStart + WINDOW_SIZE, segment.docStart + segment.docCount);
+
+  // The window's terms by ascending bound, each cursor where its term's postings for the window
+  // start (documents before the window are skipped where they are read).
+  let active = 0;
+  for (let t = 0; t < termCount; t++) {
+    essential[t] = 0;
+    contribution[t] = 0;
+    const cell = window * termCount + t;
+    const posting = windowTermPosting[cell] as number;
+    if (posting < 0) continue;
+    const at = s * termCount + t;
+    start[t] = scratch.segmentTermStart[at] as number;
+    end[t] = scratch.segmentTermEnd[at] as number;
+    firstBlock[t] = scratch.segmentTermFirstBlock[at] as number;
+    lastBlock[t] = scratch.segmentTermLastBlock[at] as number;
+    cursor[t] = posting;
+    const bound = windowTermBound[cell] as number;
+    let j = active - 1;
+    while (j >= 0 && (windowTermBound[window * termCount + (order[j] as number)] as number) > bound) {
+      order[j + 1] = order[j] as number;
+      j--;
     }
-    cursor[i] = start[i] = termStart[position] as number;
-    end[i] = termStart[position + 1] as number;
-    block[i] = firstBlock[i] = blocks.first[position] as number;
-    lastBlock[i] = (blocks.first[position + 1] as number) - 1;
+    order[j + 1] = t;
+    active++;
+  }
+  const floor = scratch.limits[FLOOR] as number;
+  let threshold = Math.max(floor, heap.threshold());
+  let nonEssential = 0;
+  let nonEssentialBound = 0;
+  while (nonEssential < active) {
+    const sum =
+      nonEssentialBound + (windowTermBound[window * termCount + (order[nonEssential] as number)] as number);
+    if (sum >= threshold) break;
+    nonEssentialBound = sum;
+    nonEssential++;
+  }
+  if (nonEssential === active) return 0;
+
+  // Essential terms, term at a time, into the accumulator.
+  let windowBound = 0;
+  for (let a = 0; a < active; a++)
+    windowBound += windowTermBound[window * termCount + (order[a] as number)] as number;
+  const { limits } = scratch;
+  limits[THRESHOLD] = threshold;
+  for (let a = nonEssential; a < active; a++) {
+    const t = order[a] as number;
+    limits[OTHERS_BOUND] = windowBound - (windowTermBound[window * termCount + t] as number);
+    accumulate(scratch, postDocs, postTfs, blockLastDoc, factors, norms, t, windowStart, windowEnd);
+  }
+  // While looking the largest non-essential term up for the documents that can still make the
+  // top k would cost more than reading all its postings in the window, it becomes essential too.
+  const windowShare = (windowEnd - windowStart) / segment.docCount;
+  while (nonEssential > 0) {
+    const t = order[nonEssential - 1] as number;
+    const at = s * termCount + t;
+    const postings =
+      ((scratch.segmentTermEnd[at] as number) - (scratch.segmentTermStart[at] as number)) * windowShare;
+    const limit = postings / LOOKUP_COST;
+    const least = threshold / BOUND_SLACK - nonEssentialBound;
+    let candidates = 0;
+    for (let word = 0; word < WINDOW_SIZE >>> 5 && candidates <= limit; word++) {
+      let bits = windowHits[word] as number;
+      while (bits !== 0) {
+        const lowest = bits & -bits;
+        bits ^= lowest;
+        if ((windowScores[(word << 5) | (31 - Math.clz32(lowest))] as number) >= least) candidates++;
+      }
+    }
+    if (candidates <= limit) break;
+    limits[OTHERS_BOUND] = windowBound - (windowTermBound[window * termCount + t] as number);
+    accumulate(scratch, postDocs, postTfs, blockLastDoc, factors, norms, t, windowStart, windowEnd);
+    nonEssential--;
+    nonEssentialBound = 0;
+    for (let a = 0; a < nonEssential; a++) {
+      nonEssentialBound += windowTermBound[window * termCount + (order[a] as number)] as number;
+    }
   }
 
+  // Documents in order, so that every term's cursor only moves forward. Floats stay in locals
+  // here: passed to a call that is not inlined, each would be boxed on the heap.
   let matched = 0;
-  let threshold = Math.max(floor, heap.threshold());
-  const segmentEnd = segment.docStart + segment.docCount;
-  let windowStart = segment.docStart;
-  while (windowStart < segmentEnd) {
-    // Move each term to its block holding the first document >= windowStart (without reading
-    // postings); the window ends where the first of these blocks of an essential term ends.
-    let windowEnd = segmentEnd;
-    let active = 0;
-    for (let i = 0; i < termCount; i++) {
-      contribution[i] = 0;
-      if ((cursor[i] as number) >= (end[i] as number)) continue;
-      let b = block[i] as number;
-      if ((blockLastDoc[b] as number) < windowStart) {
-        const last = lastBlock[i] as number;
-        do b++;
-        while (b <= last && (blockLastDoc[b] as number) < windowStart);
-        if (b > last) {
-          cursor[i] = end[i] as number;
-          continue;
-        }
-        block[i] = b;
-        const blockFirstPosting = (start[i] as number) + ((b - (firstBlock[i] as number)) << BLOCK_SHIFT);
-        if ((cursor[i] as number) < blockFirstPosting) cursor[i] = blockFirstPosting;
-      }
-      const blockEnd = (blockLastDoc[b] as number) + 1;
-      if (essential[i] === 1 && blockEnd < windowEnd) windowEnd = blockEnd;
-      order[active++] = i;
-    }
-    if (active === 0) break;
-
-    // Window bounds (a term whose next posting lies past the window adds nothing), ascending.
-    for (let a = 0; a < active; a++) {
-      const i = order[a] as number;
-      let bound = 0;
-      if ((postDocs[cursor[i] as number] as number) < windowEnd) {
-        let b = block[i] as number;
-        let factor = factors[b] as number;
-        const last = lastBlock[i] as number;
-        while (b < last && (blockLastDoc[b] as number) + 1 < windowEnd) {
-          b++;
-          if ((factors[b] as number) > factor) factor = factors[b] as number;
-        }
-        bound = (weights[i] as number) * factor * BOUND_SLACK;
-      }
-      windowBound[i] = bound;
-      let j = a - 1;
-      while (j >= 0 && (windowBound[order[j] as number] as number) > bound) {
-        order[j + 1] = order[j] as number;
-        j--;
-      }
-      order[j + 1] = i;
-    }
-    let nonEssential = 0;
-    let nonEssentialBound = 0;
-    while (nonEssential < active) {
-      const sum = nonEssentialBound + (windowBound[order[nonEssential] as number] as number);
-      if (sum >= threshold) break;
-      nonEssentialBound = sum;
-      nonEssential++;
-    }
-    // The next window is cut by the blocks of the terms essential here (or, when none is, of
-    // the term with the largest bound), so frequent non-essential terms do not shorten it.
-    for (let a = 0; a < active; a++) essential[order[a] as number] = a >= nonEssential ? 1 : 0;
-    if (nonEssential === active) {
-      essential[order[active - 1] as number] = 1;
-      windowStart = windowEnd;
-      continue;
-    }
-
-    // Cursors of essential terms left behind by skipped windows catch up.
-    for (let a = nonEssential; a < active; a++) {
-      const i = order[a] as number;
-      cursor[i] = advance(postDocs, blockLastDoc, cursor[i] as number, i, windowStart, scratch);
-    }
-    if (active - nonEssential === 1) {
-      // One essential term (the usual case once the threshold has risen): walk its postings.
-      const lead = order[nonEssential] as number;
-      const weight = weights[lead] as number;
-      const leadEnd = end[lead] as number;
-      let p = cursor[lead] as number;
-      while (p < leadEnd) {
-        const doc = postDocs[p] as number;
-        if (doc >= windowEnd) break;
-        const tf = postTfs[p] as number;
-        p++;
-        const norm = norms[doc] as number;
-        const value = (weight * tf) / (tf + norm);
-        // A removed document (infinite norm) scores 0; a filtered one is not a match.
-        if (!(value > 0) || (accept !== undefined && !accept(doc))) continue;
-        matched++;
-        if ((value + nonEssentialBound) * BOUND_SLACK < threshold) continue;
-        contribution[lead] = value;
-        const complete = completeScore(
-          scratch,
-          postDocs,
-          postTfs,
-          blockLastDoc,
-          doc,
-          norm,
-          value,
-          nonEssential,
-          nonEssentialBound,
-          threshold,
-        );
-        if (!complete) continue;
-        heap.push(scratch.score[0] as number, doc);
-        threshold = Math.max(floor, heap.threshold());
-      }
-      cursor[lead] = p;
-      windowStart = windowEnd;
-      continue;
-    }
-    for (;;) {
-      // The next document of an essential term in the window.
-      let doc = windowEnd;
-      for (let a = nonEssential; a < active; a++) {
-        const i = order[a] as number;
-        const p = cursor[i] as number;
-        if (p < (end[i] as number) && (postDocs[p] as number) < doc) doc = postDocs[p] as number;
-      }
-      if (doc >= windowEnd) break;
-      const norm = norms[doc] as number;
-      let partial = 0;
-      for (let a = nonEssential; a < active; a++) {
-        const i = order[a] as number;
-        const p = cursor[i] as number;
-        if (p < (end[i] as number) && postDocs[p] === doc) {
-          const tf = postTfs[p] as number;
-          const value = ((weights[i] as number) * tf) / (tf + norm);
-          contribution[i] = value;
-          partial += value;
-          cursor[i] = p + 1;
-        } else {
-          contribution[i] = 0;
-        }
-      }
+  for (let word = 0; word < WINDOW_SIZE >>> 5; word++) {
+    let bits = windowHits[word] as number;
+    if (bits === 0) continue;
+    windowHits[word] = 0;
+    while (bits !== 0) {
+      const lowest = bits & -bits;
+      bits ^= lowest;
+      const local = (word << 5) | (31 - Math.clz32(lowest));
+      let partial = windowScores[local] as number;
+      windowScores[local] = 0;
+      const doc = windowStart + local;
+      // A removed document (infinite norm) scores 0; a filtered one is not a match.
       if (!(partial > 0) || (accept !== undefined && !accept(doc))) continue;
       matched++;
-      const complete = completeScore(
-        scratch,
-        postDocs,
-        postTfs,
-        blockLastDoc,
-        doc,
-        norm,
-        partial,
-        nonEssential,
-        nonEssentialBound,
-        threshold,
-      );
-      if (!complete) continue;
-      heap.push(scratch.score[0] as number, doc);
-      threshold = Math.max(floor, heap.threshold());
+      // Non-essential terms, largest bound first, while the document can still make the top k.
+      let rest = nonEssentialBound;
+      let a = nonEssential - 1;
+      const norm = norms[doc] as number;
+      for (; a >= 0; a--) {
+        if ((partial + rest) * BOUND_SLACK < threshold) break;
+        const t = order[a] as number;
+        rest -= windowTermBound[window * termCount + t] as number;
+        const p = seek(postDocs, blockLastDoc, scratch, t, doc);
+        let value = 0;
+        if (p >= 0) {
+          const tf = postTfs[p] as number;
+          value = ((weights[t] as number) * tf) / (tf + norm);
+        }
+        contribution[t] = value;
+        partial += value;
+      }
+      if (a >= 0 || (partial + rest) * BOUND_SLACK < threshold) continue;
+      // The exact score: every contribution summed in scoring order, as the exhaustive scorer
+      // sums them (the essential ones were summed out of order, so they are looked up again).
+      let score = 0;
+      for (let t = 0; t < termCount; t++) {
+        if (essential[t] === 1) {
+          const p = seek(postDocs, blockLastDoc, scratch, t, doc);
+          if (p >= 0) {
+            const tf = postTfs[p] as number;
+            score += ((weights[t] as number) * tf) / (tf + norm);
+          }
+        } else {
+          score += contribution[t] as number;
+        }
+      }
+      if (score > 0) {
+        heap.offered[0] = score;
+        heap.pushOffered(doc);
+        threshold = Math.max(floor, heap.threshold());
+      }
     }
-    windowStart = windowEnd;
   }
   return matched;
 }
 
+const THRESHOLD = 0;
+const OTHERS_BOUND = 1;
+/** A lower bound of the final k-th score (see `scoreFloor`). */
+const FLOOR = 2;
+
+/** What one look-up of a term costs, in postings read in order. */
+const LOOKUP_COST = 4;
+
 /**
- * Adds the non-essential terms of a window (largest bound first) to a document whose essential
- * contributions are in `scratch.contribution` (summing to `partial`), while it can still reach
- * the threshold. Returns false once it cannot make the top k; otherwise true, with its exact
- * score (summed in scoring order, as the exhaustive scorer sums it) in `scratch.score[0]` (a
- * returned float would be boxed on the heap when the call is not inlined).
+ * Adds term `t`'s postings in the window to the accumulator, and marks it essential. Skips the
+ * blocks whose bound, with the bounds of the window's other terms (`scratch.limits`), cannot
+ * reach the threshold: none of their documents can make the top k.
  */
-function completeScore(
+function accumulate(
   scratch: ScoringScratch,
   postDocs: Uint32Array,
   postTfs: Uint16Array,
   blockLastDoc: Uint32Array,
-  doc: number,
-  norm: number,
-  partial: number,
-  nonEssential: number,
-  nonEssentialBound: number,
-  threshold: number,
-): boolean {
-  const { order, windowBound, contribution, cursor, end } = scratch;
-  const weights = scratch.query.weights;
-  let rest = nonEssentialBound;
-  for (let a = nonEssential - 1; a >= 0; a--) {
-    if ((partial + rest) * BOUND_SLACK < threshold) return false;
-    const i = order[a] as number;
-    rest -= windowBound[i] as number;
-    const p = advance(postDocs, blockLastDoc, cursor[i] as number, i, doc, scratch);
-    cursor[i] = p;
-    if (p < (end[i] as number) && postDocs[p] === doc) {
-      const tf = postTfs[p] as number;
-      const value = ((weights[i] as number) * tf) / (tf + norm);
-      contribution[i] = value;
-      partial += value;
-    } else {
-      contribution[i] = 0;
+  factors: Float32Array,
+  norms: Float64Array,
+  t: number,
+  windowStart: number,
+  windowEnd: number,
+): void {
+  const { windowScores, windowHits, limits } = scratch;
+  scratch.essential[t] = 1;
+  const weight = scratch.query.weights[t] as number;
+  const threshold = limits[THRESHOLD] as number;
+  const othersBound = limits[OTHERS_BOUND] as number;
+  const termEnd = scratch.end[t] as number;
+  const start = scratch.start[t] as number;
+  const first = scratch.firstBlock[t] as number;
+  let p = scratch.cursor[t] as number;
+  let b = first + ((p - start) >>> BLOCK_SHIFT);
+  while (p < termEnd) {
+    const blockEnd = Math.min(start + ((b + 1 - first) << BLOCK_SHIFT), termEnd);
+    if (weight * (factors[b] as number) * BOUND_SLACK + othersBound < threshold) {
+      if ((blockLastDoc[b] as number) >= windowEnd) return;
+      p = blockEnd;
+      b++;
+      continue;
     }
+    for (; p < blockEnd; p++) {
+      const doc = postDocs[p] as number;
+      if (doc >= windowEnd) return;
+      const local = doc - windowStart;
+      if (local < 0) continue;
+      const tf = postTfs[p] as number;
+      windowScores[local] = (windowScores[local] as number) + (weight * tf) / (tf + (norms[doc] as number));
+      windowHits[local >>> 5] = (windowHits[local >>> 5] as number) | (1 << (local & 31));
+    }
+    b++;
   }
-  let score = 0;
-  for (let i = 0; i < scratch.query.count; i++) score += contribution[i] as number;
-  scratch.score[0] = score;
-  return true;
 }
 
-/** The first posting at or after `p` of term `i` whose document is >= target, skipping whole blocks. */
-function advance(
+/**
+ * The posting of term `t` for `doc`, or -1 when the term is not in it; moves the term's cursor to
+ * its first posting at or after `doc`, skipping whole blocks. Documents must be asked in order.
+ */
+function seek(
   postDocs: Uint32Array,
   blockLastDoc: Uint32Array,
-  p: number,
-  i: number,
-  target: number,
   scratch: ScoringScratch,
+  t: number,
+  doc: number,
 ): number {
-  const e = scratch.end[i] as number;
-  if (p >= e || (postDocs[p] as number) >= target) return p;
-  const first = scratch.firstBlock[i] as number;
-  const start = scratch.start[i] as number;
-  let b = first + ((p - start) >>> BLOCK_SHIFT);
-  if ((blockLastDoc[b] as number) < target) {
-    const last = scratch.lastBlock[i] as number;
-    do b++;
-    while (b <= last && (blockLastDoc[b] as number) < target);
-    if (b > last) return e;
-    p = start + ((b - first) << BLOCK_SHIFT);
+  const termEnd = scratch.end[t] as number;
+  let p = scratch.cursor[t] as number;
+  if (p < termEnd && (postDocs[p] as number) < doc) {
+    const first = scratch.firstBlock[t] as number;
+    const start = scratch.start[t] as number;
+    let b = first + ((p - start) >>> BLOCK_SHIFT);
+    if ((blockLastDoc[b] as number) < doc) {
+      const last = scratch.lastBlock[t] as number;
+      do b++;
+      while (b <= last && (blockLastDoc[b] as number) < doc);
+      p = b > last ? termEnd : start + ((b - first) << BLOCK_SHIFT);
+    }
+    // Block b holds the target: a few steps in order (look-ups of neighbouring documents), then
+    // a binary search over the rest of the block (far apart ones).
+    const stop = p + 4;
+    while (p < termEnd && p < stop && (postDocs[p] as number) < doc) p++;
+    if (p === stop && (postDocs[p] as number) < doc) {
+      let low = p + 1;
+      let high = Math.min(start + ((b + 1 - first) << BLOCK_SHIFT), termEnd) - 1;
+      while (low < high) {
+        const middle = (low + high) >>> 1;
+        if ((postDocs[middle] as number) < doc) low = middle + 1;
+        else high = middle;
+      }
+      p = low;
+    }
+    scratch.cursor[t] = p;
   }
-  while ((postDocs[p] as number) < target) p++;
-  return p;
+  return p < termEnd && postDocs[p] === doc ? p : -1;
 }
 
 /** Term-at-a-time over every posting: the reference the pruned scorer must agree with. */

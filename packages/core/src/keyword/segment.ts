@@ -161,29 +161,42 @@ export interface TermStatistics {
  * document does not allocate arrays as large as the vocabulary.
  */
 export class BuildScratch {
-  /** Last document slot in which a term was seen (slots are never reused, so no reset). */
-  lastSeen = new Int32Array(0).fill(-1);
-  slotOf = new Uint32Array(0);
+  /**
+   * Term t: at [2t] the last document slot in which it was seen (slots are never reused, so no
+   * reset), at [2t + 1] its place in the forward index, then its write cursor. Side by side,
+   * since each token reads both: one memory access rather than two.
+   */
+  seen = new Int32Array(0);
   count = new Uint32Array(0);
 
   ensure(termCount: number): void {
-    if (this.lastSeen.length >= termCount) return;
-    const previous = this.lastSeen.length;
-    this.lastSeen = ensureCapacity(this.lastSeen, termCount);
-    this.lastSeen.fill(-1, previous);
-    this.slotOf = ensureCapacity(this.slotOf, termCount);
+    if (this.count.length >= termCount && this.seen.length >= termCount * 2) return;
+    const previous = this.seen.length;
+    this.seen = ensureCapacity(this.seen, termCount * 2);
+    for (let at = previous; at < this.seen.length; at += 2) this.seen[at] = -1;
     this.count = ensureCapacity(this.count, termCount);
+  }
+
+  /** Forgets the slots seen, for when documents are renumbered. */
+  forgetSlots(): void {
+    for (let at = 0; at < this.seen.length; at += 2) this.seen[at] = -1;
   }
 }
 
+/** The analysed documents of a batch as term ids one after another: document i's at ids[starts[i] .. starts[i + 1]). */
+export interface AnalysedBatch {
+  ids: Uint32Array;
+  starts: Uint32Array;
+}
+
 /**
- * Builds a segment from analysed documents given as term-id sequences (one per document,
- * numbered from docStart in order) by counting sort: two passes, no per-term arrays.
- * Reports each term's largest tf and the shortest length of a document holding it.
+ * Builds a segment from analysed documents (numbered from docStart in order) by counting sort:
+ * two passes, no per-term arrays. Reports each term's largest tf and the shortest length of a
+ * document holding it.
  */
 export function buildSegment(
   docStart: number,
-  docs: readonly Uint32Array[],
+  batch: AnalysedBatch,
   termCount: number,
   scratch: BuildScratch,
   /** Document lengths by document number (those of this batch already set). */
@@ -193,40 +206,40 @@ export function buildSegment(
 ): Segment {
   const { documentFrequency, maxTf, minLength } = stats;
   scratch.ensure(termCount);
-  const { lastSeen, slotOf, count } = scratch;
-  const docCount = docs.length;
-  // Pass 1: distinct terms and their frequencies per document (the forward index).
-  let fwdTerms = new Uint32Array(1024);
-  let fwdTfs = new Uint16Array(1024);
+  const { seen, count } = scratch;
+  const { ids, starts } = batch;
+  const docCount = starts.length - 1;
+  // Pass 1: distinct terms and their frequencies per document (the forward index). No document
+  // has more distinct terms than tokens, so the batch's token count bounds its size.
+  const tokenCount = starts[docCount] as number;
+  const fwdTerms = new Uint32Array(tokenCount);
+  const fwdTfs = new Uint16Array(tokenCount);
   const fwdStart = new Uint32Array(docCount + 1);
   const batchTerms: number[] = [];
   let fwdLength = 0;
   for (let local = 0; local < docCount; local++) {
     const doc = docStart + local;
-    const terms = docs[local] as Uint32Array;
-    fwdTerms = ensureCapacity(fwdTerms, fwdLength + terms.length);
-    fwdTfs = ensureCapacity(fwdTfs, fwdLength + terms.length);
-    for (let i = 0; i < terms.length; i++) {
-      const term = terms[i] as number;
-      if (lastSeen[term] !== doc) {
-        lastSeen[term] = doc;
-        slotOf[term] = fwdLength;
+    const end = starts[local + 1] as number;
+    for (let i = starts[local] as number; i < end; i++) {
+      const term = ids[i] as number;
+      if (seen[term * 2] !== doc) {
+        seen[term * 2] = doc;
+        seen[term * 2 + 1] = fwdLength;
         fwdTerms[fwdLength] = term;
         fwdTfs[fwdLength] = 1;
         fwdLength++;
         if (count[term] === 0) batchTerms.push(term);
         count[term] = (count[term] as number) + 1;
       } else {
-        const slot = slotOf[term] as number;
+        const slot = seen[term * 2 + 1] as number;
         if ((fwdTfs[slot] as number) < MAX_TF) fwdTfs[slot] = (fwdTfs[slot] as number) + 1;
       }
     }
     fwdStart[local + 1] = fwdLength;
-    const length = terms.length;
+    const length = end - (starts[local] as number);
     for (let slot = fwdStart[local] as number; slot < fwdLength; slot++) {
       const term = fwdTerms[slot] as number;
       const tf = fwdTfs[slot] as number;
-      documentFrequency[term] = (documentFrequency[term] as number) + 1;
       if (tf > (maxTf[term] as number)) maxTf[term] = tf;
       if (length < (minLength[term] as number)) minLength[term] = length;
     }
@@ -237,8 +250,10 @@ export function buildSegment(
   for (let i = 0; i < terms.length; i++) {
     const term = terms[i] as number;
     termStart[i + 1] = (termStart[i] as number) + (count[term] as number);
-    // From here on `slotOf` holds each term's write cursor and `count` is reset for the next build.
-    slotOf[term] = termStart[i] as number;
+    // The batch's count of documents holding the term, added once per term rather than per posting.
+    documentFrequency[term] = (documentFrequency[term] as number) + (count[term] as number);
+    // From here on `seen` holds each term's write cursor and `count` is reset for the next build.
+    seen[term * 2 + 1] = termStart[i] as number;
     count[term] = 0;
   }
   const postDocs = new Uint32Array(fwdLength);
@@ -247,10 +262,10 @@ export function buildSegment(
     const doc = docStart + local;
     for (let slot = fwdStart[local] as number, end = fwdStart[local + 1] as number; slot < end; slot++) {
       const term = fwdTerms[slot] as number;
-      const at = slotOf[term] as number;
+      const at = seen[term * 2 + 1] as number;
       postDocs[at] = doc;
       postTfs[at] = fwdTfs[slot] as number;
-      slotOf[term] = at + 1;
+      seen[term * 2 + 1] = at + 1;
     }
   }
   return {

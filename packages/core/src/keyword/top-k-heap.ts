@@ -8,6 +8,11 @@ export class TopKHeap {
   scores: Float64Array;
   docs: Int32Array;
   size = 0;
+  /**
+   * The score `pushOffered` takes: a float passed as an argument to a call that is not inlined is
+   * boxed on the heap, which a scorer's inner loop should not pay per offered document.
+   */
+  readonly offered = new Float64Array(1);
 
   constructor(
     public k: number,
@@ -34,14 +39,26 @@ export class TopKHeap {
   }
 
   push(score: number, doc: number): void {
+    this.offered[0] = score;
+    this.pushOffered(doc);
+  }
+
+  /** `push(this.offered[0], doc)`. */
+  pushOffered(doc: number): void {
+    const score = this.offered[0] as number;
     const { scores, docs } = this;
-    const isWorse = this.isWorse;
+    // Comparisons are written out rather than called: a float argument to a call that is not
+    // inlined is boxed on the heap. (a, docA) ranks below (b, docB) when
+    // a < b || (a === b && this.laterKey(docA, docB)).
     if (this.size < this.k) {
       // Sift up from the end.
       let index = this.size++;
       while (index > 0) {
         const parent = (index - 1) >> 1;
-        if (!isWorse(score, doc, scores[parent] as number, docs[parent] as number)) break;
+        const parentScore = scores[parent] as number;
+        if (!(score < parentScore || (score === parentScore && this.laterKey(doc, docs[parent] as number)))) {
+          break;
+        }
         scores[index] = scores[parent] as number;
         docs[index] = docs[parent] as number;
         index = parent;
@@ -50,9 +67,10 @@ export class TopKHeap {
       docs[index] = doc;
       return;
     }
+    const rootScore = scores[0] as number;
     if (
-      isWorse(score, doc, scores[0] as number, docs[0] as number) ||
-      (score === scores[0] && doc === docs[0])
+      score < rootScore ||
+      (score === rootScore && (doc === docs[0] || this.laterKey(doc, docs[0] as number)))
     ) {
       return;
     }
@@ -64,13 +82,18 @@ export class TopKHeap {
       if (left >= size) break;
       const right = left + 1;
       let child = left;
-      if (
-        right < size &&
-        isWorse(scores[right] as number, docs[right] as number, scores[left] as number, docs[left] as number)
-      ) {
-        child = right;
+      if (right < size) {
+        const rightScore = scores[right] as number;
+        const leftScore = scores[left] as number;
+        if (
+          rightScore < leftScore ||
+          (rightScore === leftScore && this.laterKey(docs[right] as number, docs[left] as number))
+        ) {
+          child = right;
+        }
       }
-      if (!isWorse(scores[child] as number, docs[child] as number, score, doc)) break;
+      const childScore = scores[child] as number;
+      if (!(childScore < score || (childScore === score && this.laterKey(docs[child] as number, doc)))) break;
       scores[index] = scores[child] as number;
       docs[index] = docs[child] as number;
       index = child;
@@ -84,14 +107,13 @@ export class TopKHeap {
     const entries: Array<{ doc: number; score: number }> = [];
     for (let i = 0; i < this.size; i++)
       entries.push({ doc: this.docs[i] as number, score: this.scores[i] as number });
-    return entries.sort((a, b) => b.score - a.score || (this.isWorse(0, a.doc, 0, b.doc) ? 1 : -1));
+    return entries.sort((a, b) => b.score - a.score || (this.laterKey(a.doc, b.doc) ? 1 : -1));
   }
 
-  /** True when (scoreA, docA) ranks below (scoreB, docB): a lower score, or an equal one and a later key. */
-  private readonly isWorse = (scoreA: number, docA: number, scoreB: number, docB: number): boolean => {
-    if (scoreA !== scoreB) return scoreA < scoreB;
+  /** True when docA ranks below docB among equal scores: a later id, or a later doc number. */
+  private laterKey(docA: number, docB: number): boolean {
     const ids = this.ids;
     if (ids === undefined || docA === docB) return docA > docB;
     return (ids[docA] as string) > (ids[docB] as string);
-  };
+  }
 }

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from '../errors/index.js';
-import type { Analyzer } from './analyzer.js';
+import { type Analyzer, TermKeys } from './analyzer.js';
 import { hasArabicBlock, normalizeArabic } from './arabic-normalizer.js';
 import { arabicLightStem } from './arabic-stemmer.js';
 import { porterStem } from './porter-stemmer.js';
@@ -97,6 +97,22 @@ interface Pipeline {
 // A class rather than closures: every analyser then shares one hot, monomorphic `analyze`.
 class ZerdaAnalyzer implements Analyzer {
   private readonly cache = new TermCache(CACHE_LIMIT);
+  /** Keys behind `analyze`, reused; a re-entrant call (from a custom stemmer) gets its own. */
+  private readonly scratchKeys = new TermKeys();
+  /** Nesting of calls in progress: the cache starts over only when none is (keys stay valid). */
+  private depth = 0;
+  /** `TermKeys.term` for this analyser's keys, made once. */
+  private readonly termOfKey = (key: number): string => {
+    const term = this.cache.term(key);
+    if (typeof term !== 'string') {
+      throw new InvalidArgumentError({
+        argument: 'key',
+        value: key,
+        message: 'not a term key of this analyser',
+      });
+    }
+    return term;
+  };
 
   constructor(
     readonly name: string,
@@ -104,11 +120,26 @@ class ZerdaAnalyzer implements Analyzer {
   ) {}
 
   analyze(text: string): string[] {
+    const keys = this.depth === 0 ? this.scratchKeys : new TermKeys();
+    this.analyzeKeys(text, keys);
+    const cache = this.cache;
+    const count = keys.count;
+    const list = keys.keys;
+    // Built with push so the array stays packed, which is faster for the indexes that read it.
+    const terms: string[] = [];
+    for (let t = 0; t < count; t++) terms.push(cache.term(list[t]!) as string);
+    return terms;
+  }
+
+  analyzeKeys(text: string, out: TermKeys): void {
     if (typeof text !== 'string') {
       throw new InvalidArgumentError({ argument: 'text', value: text, message: 'must be a string' });
     }
     const lucene = this.pipeline.lucene;
     const cache = this.cache;
+    // Only between top-level calls, so that every key handed out in one call shares one numbering.
+    if (this.depth === 0) cache.startOverIfFull();
+    this.depth++;
     // One span buffer serves every call; a re-entrant call (from a custom stemmer) gets its own.
     const spans = spansInUse ? new TokenSpans() : sharedSpans;
     spansInUse = true;
@@ -117,38 +148,42 @@ class ZerdaAnalyzer implements Analyzer {
       scanTokens(text, lucene, spans);
       const data = spans.data;
       const count = spans.count;
-      // Built with push so the array stays packed, which is faster for the indexes that read it.
-      const terms: string[] = [];
+      let keys = out.keys;
+      if (keys.length < count) out.keys = keys = new Int32Array(Math.max(count, keys.length * 2));
+      let written = 0;
       for (let t = 0; t < count; t++) {
         const packed = data[t * 3 + 1]!;
-        let term: string | null | undefined;
+        let found: number;
         if ((packed & NEEDS_CLEANING) === 0) {
           const start = data[t * 3]!;
           const end = packed >>> 2;
           const hash = packed & NO_HASH ? hashRange(text, start, end) : finishHash(data[t * 3 + 2]!);
-          term = cache.get(text, start, end, hash);
-          if (term === undefined) term = this.miss(text.slice(start, end), hash);
+          found = cache.find(text, start, end, hash);
+          if (found === 0) found = this.miss(text.slice(start, end), hash);
         } else {
           // Needs cleaning (format characters, apostrophe forms): cached by the cleaned text.
           const token = spans.text(text, t, lucene);
           const hash = hashRange(token, 0, token.length);
-          term = cache.get(token, 0, token.length, hash);
-          if (term === undefined) term = this.miss(token, hash);
+          found = cache.find(token, 0, token.length, hash);
+          if (found === 0) found = this.miss(token, hash);
         }
-        if (term !== null) terms.push(term);
+        // Negative: a dropped token (stop word, empty once normalised).
+        if (found > 0) keys[written++] = found - 1;
       }
-      return terms;
+      out.count = written;
+      out.space = cache.space;
+      out.term = this.termOfKey;
     } finally {
+      this.depth--;
       if (spans === sharedSpans) spansInUse = false;
     }
   }
 
-  /** Analyses a token not in the cache and caches its term (null: dropped). */
-  private miss(surface: string, hash: number): string | null {
+  /** Analyses a token not in the cache and caches its term; returns its entry as `TermCache.find` does. */
+  private miss(surface: string, hash: number): number {
     const token = detach(surface);
     const term = this.analyzeToken(token);
-    this.cache.set(token, hash, term);
-    return term;
+    return this.cache.set(token, hash, term);
   }
 
   /** The term for one surface token, or null when it is dropped. */
@@ -178,8 +213,8 @@ let spansInUse = false;
 
 /**
  * A copy of `token` that does not share memory with the text it was sliced from: V8 keeps the
- * whole parent string alive behind a slice of 13 or more characters, and cached tokens and
- * the terms derived from them (which indexes keep) must not pin whole documents in memory.
+ * whole parent string alive behind a slice of 13 or more characters, and the cached terms
+ * derived from tokens (often the token itself, which indexes keep) must not pin whole documents.
  */
 function detach(token: string): string {
   return token.length < 13 ? token : ` ${token}`.slice(1);

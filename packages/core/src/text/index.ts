@@ -1,4 +1,4 @@
-export type { Analyzer } from './analyzer.js';
+export { type Analyzer, TermKeys } from './analyzer.js';
 export { normalizeArabic } from './arabic-normalizer.js';
 export { arabicLightStem } from './arabic-stemmer.js';
 export {

@@ -11,11 +11,14 @@ export type { Embedder } from './embedder.js';
 export * from './embedders/index.js';
 export {
   createInMemoryVectorStore,
+  type InMemorySearchOptions,
+  type InMemorySearchResult,
   InMemoryVectorStore,
   type InMemoryVectorStoreSettings,
   type InMemoryVectorStoreStats,
   type VectorQuantization,
 } from './in-memory-vector-store.js';
+export type { IvfIndexSettings, VectorIndexSetting } from './ivf-index.js';
 export { type KernelPreference, wasmSimdSupported } from './kernels/kernels.js';
 export { selectTopK, type TopK } from './top-k.js';
 export type {

@@ -18,7 +18,10 @@ import type { DistanceMetric } from './vector-database.js';
  *   name, size and SHA-256 of the vectors file, and the chunks in slot order.
  * - `zerda-vectors-<random>.bin`, the vectors: a 24-byte header (magic `ZERDAVEC`, u32 format
  *   version, u32 dimension, u32 count, u8 metric, 3 zero bytes; little-endian) followed by
- *   count x dimension float32 values (little-endian, no padding), in slot order.
+ *   count x dimension float32 values (little-endian, no padding), in slot order; then, when the
+ *   store has an IVF index (`index` in the manifest: lists and trained rows), its lists x
+ *   dimension float32 centroids and count int32 list numbers, one per row in slot order. A save
+ *   without `index` is what it was before; an older reader refuses one with it (wrong length).
  *
  * Saving writes a new vectors file under a fresh name, then the manifest to a temporary file
  * which is renamed over the old one. The rename is the commit: a crash at any point leaves
@@ -43,6 +46,8 @@ interface Manifest {
   dimension: number;
   count: number;
   vectors: { file: string; bytes: number; sha256: string };
+  /** The IVF index appended to the vectors file, when the store had one. */
+  index?: { type: 'ivf'; lists: number; trainedRows: number };
   chunks: Chunk[];
 }
 
@@ -68,6 +73,15 @@ export async function writeStore(
       dimension: snapshot.dimension,
       count,
       vectors,
+      ...(snapshot.index === undefined
+        ? {}
+        : {
+            index: {
+              type: 'ivf' as const,
+              lists: snapshot.index.centroids.length / snapshot.dimension,
+              trainedRows: snapshot.index.trainedRows,
+            },
+          }),
       chunks: snapshot.chunks,
     }),
     dataFileOf: (manifest) => (manifest as { vectors?: { file?: unknown } }).vectors?.file,
@@ -98,7 +112,43 @@ export async function readStore(directory: string, signal?: AbortSignal): Promis
       cause: error,
     });
   }
-  return { metric: manifest.metric, dimension: manifest.dimension, vectors, chunks };
+  const index = decodeIndex(binary, manifest, vectorsPath);
+  return {
+    metric: manifest.metric,
+    dimension: manifest.dimension,
+    vectors,
+    chunks,
+    ...(index ? { index } : {}),
+  };
+}
+
+/** The IVF index after the vectors (version 2 saves), checked: every row's list exists. */
+function decodeIndex(binary: Uint8Array, manifest: Manifest, path: string): StoreSnapshot['index'] {
+  if (manifest.index === undefined) return undefined;
+  const { dimension, count } = manifest;
+  const { lists, trainedRows } = manifest.index;
+  const at = HEADER_BYTES + count * dimension * 4;
+  const view = new DataView(binary.buffer, binary.byteOffset, binary.byteLength);
+  const centroids = new Float32Array(lists * dimension);
+  for (let index = 0; index < centroids.length; index++) {
+    centroids[index] = view.getFloat32(at + index * 4, true);
+    if (!Number.isFinite(centroids[index]!)) {
+      throw new IndexFormatError({
+        message: `IVF centroid ${Math.floor(index / dimension)} is not finite`,
+        path,
+      });
+    }
+  }
+  const assignments = new Int32Array(count);
+  const assignmentsAt = at + centroids.length * 4;
+  for (let row = 0; row < count; row++) {
+    const list = view.getInt32(assignmentsAt + row * 4, true);
+    if (list < 0 || list >= lists) {
+      throw new IndexFormatError({ message: `Row ${row} is in IVF list ${list}, of ${lists}`, path });
+    }
+    assignments[row] = list;
+  }
+  return { centroids, assignments, trainedRows };
 }
 
 function parseManifest(text: string, path: string): Manifest {
@@ -120,6 +170,17 @@ function parseManifest(text: string, path: string): Manifest {
     return fail(
       `Format version ${String(manifest.version)} is not supported (this version of Zerda reads ${FORMAT_VERSION})`,
     );
+  }
+  const index = manifest.index as Record<string, unknown> | undefined;
+  if (
+    index !== undefined &&
+    (index === null ||
+      typeof index !== 'object' ||
+      index.type !== 'ivf' ||
+      !isPositiveInteger(index.lists) ||
+      !isCount(index.trainedRows))
+  ) {
+    return fail('The manifest describes an invalid IVF index');
   }
   if (!METRIC_CODES.includes(manifest.metric as DistanceMetric))
     return fail(`Unknown metric ${String(manifest.metric)}`);
@@ -143,9 +204,10 @@ function parseManifest(text: string, path: string): Manifest {
 }
 
 function encodeVectors(snapshot: StoreSnapshot, count: number): Uint8Array {
-  const { dimension, vectors } = snapshot;
+  const { dimension, vectors, index } = snapshot;
   const values = count * dimension;
-  const binary = new Uint8Array(HEADER_BYTES + values * 4);
+  const indexBytes = index === undefined ? 0 : index.centroids.length * 4 + count * 4;
+  const binary = new Uint8Array(HEADER_BYTES + values * 4 + indexBytes);
   const view = new DataView(binary.buffer);
   for (let index = 0; index < MAGIC.length; index++) binary[index] = MAGIC.charCodeAt(index);
   view.setUint32(8, FORMAT_VERSION, true);
@@ -157,6 +219,14 @@ function encodeVectors(snapshot: StoreSnapshot, count: number): Uint8Array {
   } else {
     for (let index = 0; index < values; index++)
       view.setFloat32(HEADER_BYTES + index * 4, vectors[index]!, true);
+  }
+  if (index !== undefined) {
+    let at = HEADER_BYTES + values * 4;
+    for (const value of index.centroids) {
+      view.setFloat32(at, value, true);
+      at += 4;
+    }
+    for (let row = 0; row < count; row++, at += 4) view.setInt32(at, index.assignments[row]!, true);
   }
   return binary;
 }
@@ -179,10 +249,12 @@ function decodeVectors(binary: Uint8Array, manifest: Manifest, path: string): Fl
   if (METRIC_CODES[view.getUint8(20)] !== manifest.metric)
     return fail('The vectors file metric does not match the manifest');
   const values = count * dimension;
-  if (binary.byteLength !== HEADER_BYTES + values * 4) return fail('The vectors file has the wrong length');
+  const indexBytes = manifest.index === undefined ? 0 : (manifest.index.lists * dimension + count) * 4;
+  if (binary.byteLength !== HEADER_BYTES + values * 4 + indexBytes)
+    return fail('The vectors file has the wrong length');
   const vectors = new Float32Array(values);
   if (littleEndian) {
-    new Uint8Array(vectors.buffer).set(binary.subarray(HEADER_BYTES));
+    new Uint8Array(vectors.buffer).set(binary.subarray(HEADER_BYTES, HEADER_BYTES + values * 4));
   } else {
     for (let index = 0; index < values; index++)
       vectors[index] = view.getFloat32(HEADER_BYTES + index * 4, true);

@@ -1,4 +1,5 @@
 import { ZerdaError } from '../errors/index.js';
+import { ARENA_IMAGE_HEADER_BYTES } from './arena-image.js';
 import { createScanKernels, LinearMemory, type ScanKernels } from './kernels/kernels.js';
 
 /** Byte offsets of the regions of the arena's memory, for a given capacity (in rows). */
@@ -224,6 +225,57 @@ export class VectorArena {
     new Uint8Array(this.norms.buffer, this.norms.byteOffset, count * 8).set(norms);
   }
 
+  /**
+   * The start of the memory, grown to `byteLength`, for a saved image to be read straight into
+   * (then `adoptImage`): no second copy of the vectors. Undefined when the memory cannot grow so far.
+   */
+  imageTarget(byteLength: number): Uint8Array | undefined {
+    try {
+      this.memory.growTo(byteLength);
+    } catch {
+      return undefined;
+    }
+    return new Uint8Array(this.memory.buffer, 0, byteLength);
+  }
+
+  /**
+   * Takes rows 0 .. count-1 from an image read into this arena's memory by `imageTarget`, where its
+   * regions already lie where the arena keeps them (the same quantisation and row strides): only
+   * the norms are copied out, before the scans' scratch space over them is used. False when the
+   * regions lie elsewhere (nothing changed: the caller copies them in another way).
+   */
+  adoptImage(count: number, regions: ArenaRegions): boolean {
+    const layout = this.computeLayout(count);
+    const buffer = this.memory.buffer;
+    const at = (region: Uint8Array | undefined, offset: number, bytes: number) =>
+      region !== undefined &&
+      region.buffer === buffer &&
+      region.byteOffset === offset &&
+      region.byteLength === bytes;
+    const inPlace =
+      (this.keepsFloat32
+        ? at(regions.vectors, layout.vectors, count * this.stride * 4)
+        : regions.vectors === undefined) &&
+      (this.quantized
+        ? at(regions.codes, layout.codes, count * this.codeStride) &&
+          at(regions.scales, layout.scales, count * 4)
+        : regions.codes === undefined) &&
+      regions.norms.byteLength === count * 8;
+    if (!inPlace) return false;
+    const norms = new Float64Array(Math.max(count, INITIAL_CAPACITY));
+    new Uint8Array(norms.buffer, 0, count * 8).set(regions.norms);
+    this.memory.growTo(layout.end);
+    this.norms = norms;
+    this.layout = layout;
+    this.refreshViews();
+    return true;
+  }
+
+  /** Whether `bytes` lie in this arena's memory. */
+  holds(bytes: Uint8Array): boolean {
+    return bytes.buffer === this.memory.buffer;
+  }
+
   /** Copies row `from` onto row `to` (used to fill the hole a deletion leaves). */
   move(from: number, to: number): void {
     if (from === to) return;
@@ -420,7 +472,9 @@ export class VectorArena {
   }
 
   private computeLayout(capacity: number): Layout {
-    let offset = 0;
+    // The first bytes stay free: an image (its header, then the regions) read to offset 0 puts
+    // every region where an arena of `count` rows keeps it (see `adoptImage`).
+    let offset = ARENA_IMAGE_HEADER_BYTES;
     // Every region starts on a 16-byte boundary, the width of a SIMD load.
     const take = (bytes: number): number => {
       const start = offset;
