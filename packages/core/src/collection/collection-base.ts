@@ -67,6 +67,7 @@ export abstract class CollectionBase {
     await this.store.close();
   }
 
+  /** Keyword, vector or hybrid retrieval (default hybrid), with the filter language and the reranker. */
   async retrieve(query: string, options: CollectionRetrieveOptions = {}): Promise<SearchResult> {
     const { mode = 'hybrid', ...rest } = options;
     const retriever = this.retrievers()[mode];

@@ -216,8 +216,10 @@ export class DatabaseCollection extends CollectionBase {
     return this.#listing(undefined, options.pageSize);
   }
 
-  /** Keyword, vector or hybrid retrieval (default hybrid), all run by the database. */
-  /** Adds a warning where the keyword scores are not exact BM25 (drift, or an unsettled write). */
+  /**
+   * Retrieval runs in the database; a warning is added where the keyword scores are not exact
+   * BM25 (drift, or an unsettled write).
+   */
   protected async retrieveWith(
     retriever: BaseRetriever,
     mode: RetrievalMode,

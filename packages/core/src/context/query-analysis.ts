@@ -339,7 +339,7 @@ export function extractEntities(query: string): string[] {
       const first = span[0] as { word: string; start: number; end: number };
       const last = span[span.length - 1] as { end: number };
       const single = span.length === 1;
-      const atSentenceStart = /^[\s¿¡"'“«(]*$|[.!?؟:;][\s¿¡"'“«(]*$/u.test(query.slice(0, first.start));
+      const atSentenceStart = startsSentence(query, first.start);
       if (!(single && atSentenceStart && !isAcronymOrMixed(first.word))) {
         add(first.start, last.end, query.slice(first.start, last.end).replace(/[.’'-]+$/u, ''));
       }
@@ -449,3 +449,17 @@ export function resolveBudgets(
   }
   return budgets;
 }
+
+/**
+ * Whether `at` begins a sentence: only spaces, opening quotes and brackets lie between it and the
+ * start of the text or a sentence end. Read backwards from `at` (a regular expression over the
+ * text before it made long inputs quadratic).
+ */
+function startsSentence(text: string, at: number): boolean {
+  let i = at - 1;
+  while (i >= 0 && OPENERS.test(text[i] as string)) i--;
+  return i < 0 || SENTENCE_ENDS.has(text[i] as string);
+}
+
+const OPENERS = /^[\s¿¡"'“«(]$/u;
+const SENTENCE_ENDS = new Set(['.', '!', '?', '؟', ':', ';']);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { FusionConfigError } from '../errors/index.js';
+import { FusionConfigError, InvalidArgumentError } from '../errors/index.js';
 import {
   CandidatePool,
   DEFAULT_FUSION_CONFIG,
@@ -282,5 +282,14 @@ describe('topCandidates', () => {
         },
       ),
     );
+  });
+});
+
+describe('normalizeScores input', () => {
+  it('names a list that is not one, or an unknown method', () => {
+    for (const scores of [null, undefined, 3, 'abc']) {
+      expect(() => normalizeScores(scores as never, 'minmax')).toThrow(InvalidArgumentError);
+    }
+    expect(() => normalizeScores([1, 2], 'maxmin' as never)).toThrow(/expected one of minmax/);
   });
 });

@@ -1,3 +1,5 @@
+import { InvalidArgumentError } from '../errors/index.js';
+import { FUSION_NORMALIZATIONS } from './config.js';
 import type { ScoreNormalization } from './types.js';
 
 /**
@@ -11,6 +13,22 @@ export function normalizeScores(
   method: ScoreNormalization,
   lowerBound?: number,
 ): number[] {
+  // An exported function: a list that is not one, or an unknown method, is named rather than
+  // failing later as a TypeError (or being taken for 'dbsf').
+  if (scores === null || typeof scores !== 'object' || typeof scores.length !== 'number') {
+    throw new InvalidArgumentError({
+      argument: 'scores',
+      value: scores,
+      message: 'expected an array of numbers',
+    });
+  }
+  if (!FUSION_NORMALIZATIONS.includes(method)) {
+    throw new InvalidArgumentError({
+      argument: 'method',
+      value: method,
+      message: `expected one of ${FUSION_NORMALIZATIONS.join(', ')}`,
+    });
+  }
   const n = scores.length;
   // Plain loops into a preallocated array: this runs once per list per query.
   const out = new Array<number>(n);

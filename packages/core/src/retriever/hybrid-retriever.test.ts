@@ -153,6 +153,20 @@ describe('HybridRetriever', () => {
     expect(result.warnings[1]?.message).toContain('within 50 ms');
   });
 
+  it('fails with a typed, retryable timeout per branch when every branch times out', async () => {
+    const hybrid = new HybridRetriever({
+      keyword: new FixedRetriever('keyword', keywordRanking, 'hang'),
+      vector: new FixedRetriever('vector', vectorRanking, 'hang'),
+      branchTimeoutMs: 30,
+    });
+    const error = await hybrid.retrieve('q').catch((e: unknown) => e);
+    expect(RetrievalError.isInstance(error)).toBe(true);
+    for (const { branch, error: cause } of (error as RetrievalError).failures) {
+      expect(BackendError.isInstance(cause), branch).toBe(true);
+      expect(cause).toMatchObject({ backend: branch, operation: 'retrieve', retryable: true });
+    }
+  });
+
   it('fails with every cause when every branch fails', async () => {
     const hybrid = new HybridRetriever({
       keyword: new FixedRetriever('keyword', [], 'fail'),

@@ -1,4 +1,10 @@
-import { AbortedError, FilterError, InvalidArgumentError, RetrievalError } from '../errors/index.js';
+import {
+  AbortedError,
+  BackendError,
+  FilterError,
+  InvalidArgumentError,
+  RetrievalError,
+} from '../errors/index.js';
 import {
   CandidatePool,
   DEFAULT_FUSION_CONFIG as DEFAULT_FUSION_CONFIG_FOR_HYBRID,
@@ -410,7 +416,13 @@ export class HybridRetriever extends BaseRetriever {
               answer,
               new Promise<never>((_, reject) => {
                 timer = setTimeout(() => {
-                  const error = new Error(`no answer within ${timeoutMs} ms`);
+                  // Typed like any backend's timeout: worth trying again later.
+                  const error = new BackendError({
+                    backend: branch.name,
+                    operation: 'retrieve',
+                    message: `no answer within ${timeoutMs} ms (branchTimeoutMs)`,
+                    retryable: true,
+                  });
                   controller.abort(error);
                   reject(error);
                 }, timeoutMs);

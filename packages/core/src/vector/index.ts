@@ -11,8 +11,10 @@ export type { Embedder } from './embedder.js';
 export * from './embedders/index.js';
 export {
   createInMemoryVectorStore,
+  type InMemoryArenaSnapshot,
   type InMemorySearchOptions,
   type InMemorySearchResult,
+  type InMemoryStoreSnapshot,
   InMemoryVectorStore,
   type InMemoryVectorStoreSettings,
   type InMemoryVectorStoreStats,
