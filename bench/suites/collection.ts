@@ -4,11 +4,13 @@ import { join } from 'node:path';
 import {
   type Analyzer,
   type Chunk,
+  type CollectionSettings,
   HashEmbedder,
   HybridRetriever,
   InMemoryVectorStore,
   KeywordRetriever,
   openCollection,
+  type VectorDatabase,
   VectorRetriever,
 } from '@zerda/core';
 import { createFileStorage } from '@zerda/core/node';
@@ -48,36 +50,22 @@ async function runSize(
   const rows: BenchRow[] = [];
 
   collectGarbage();
-  const byHand = await measureBuild(async () => {
-    const keyword = new KeywordRetriever({ analyzer: whitespaceAnalyzer });
-    const store = new InMemoryVectorStore({ dimension: DIMENSION, embedder });
-    for (let i = 0; i < documents.length; i += BATCH) {
-      keyword.add(documents.slice(i, i + BATCH));
-      await store.add(documents.slice(i, i + BATCH), { embeddings: embeddings.slice(i, i + BATCH) });
-    }
-    return new HybridRetriever({ keyword, vector: new VectorRetriever({ store }) });
-  });
-  const handQueries = await runQueries(
+  const byHand = await fillByHand(
+    new InMemoryVectorStore({ dimension: DIMENSION, embedder }),
+    documents,
+    embeddings,
+  );
+  const handRow = await queryRow(
+    'keyword + vector store by hand',
+    size,
+    byHand,
     queries,
-    async (q) => (await byHand.value.retrieve(q, { k: TOP_K })).hits.length,
-    {
-      budgetMs: 30_000,
-    },
+    `KeywordRetriever.add + InMemoryVectorStore.add in batches of ${BATCH}, HybridRetriever over them`,
   );
   log(
-    `  by hand: added in ${(byHand.ms / 1000).toFixed(2)} s, ${formatBytes(byHand.bytes)}, hybrid p50 ${handQueries.p50.toFixed(2)} ms`,
+    `  by hand: added in ${(byHand.ms / 1000).toFixed(2)} s, ${formatBytes(byHand.bytes)}, hybrid p50 ${handRow.p50Ms.toFixed(2)} ms`,
   );
-  rows.push({
-    suite: 'collection',
-    system: 'keyword + vector store by hand',
-    size,
-    buildMs: byHand.ms,
-    memoryBytes: byHand.bytes,
-    p50Ms: handQueries.p50,
-    p99Ms: handQueries.p99,
-    qps: handQueries.qps,
-    notes: `KeywordRetriever.add + InMemoryVectorStore.add in batches of ${BATCH}, HybridRetriever over them`,
-  });
+  rows.push(handRow);
   byHand.value = undefined as never;
   collectGarbage();
 
@@ -85,39 +73,26 @@ async function runSize(
     const directory =
       kind === 'file storage' ? await mkdtemp(join(tmpdir(), 'zerda-bench-collection-')) : undefined;
     try {
-      const built = await measureBuild(async () => {
-        const collection = await openCollection({
-          store: new InMemoryVectorStore({ dimension: DIMENSION, embedder }),
-          analyzer: whitespaceAnalyzer,
-          ...(directory ? { storage: createFileStorage(directory) } : {}),
-        });
-        for (let i = 0; i < documents.length; i += BATCH) {
-          await collection.add(documents.slice(i, i + BATCH), { embeddings: embeddings.slice(i, i + BATCH) });
-        }
-        return collection;
-      });
-      const timed = await runQueries(
-        queries,
-        async (q) => (await built.value.retrieve(q, { k: TOP_K })).hits.length,
+      const built = await fillCollection(
         {
-          budgetMs: 30_000,
+          store: new InMemoryVectorStore({ dimension: DIMENSION, embedder }),
+          ...(directory ? { storage: createFileStorage(directory) } : {}),
         },
+        documents,
+        embeddings,
       );
       const overhead = ((built.ms / byHand.ms - 1) * 100).toFixed(1);
-      log(
-        `  collection (${kind}): added in ${(built.ms / 1000).toFixed(2)} s (${overhead}% over by hand), ${formatBytes(built.bytes)}, hybrid p50 ${timed.p50.toFixed(2)} ms`,
-      );
-      rows.push({
-        suite: 'collection',
-        system: `zerda collection (${kind})`,
+      const row = await queryRow(
+        `zerda collection (${kind})`,
         size,
-        buildMs: built.ms,
-        memoryBytes: built.bytes,
-        p50Ms: timed.p50,
-        p99Ms: timed.p99,
-        qps: timed.qps,
-        notes: `add in batches of ${BATCH}: ${overhead}% time over the parts by hand; memory includes the storage's copy where it keeps one`,
-      });
+        built,
+        queries,
+        `add in batches of ${BATCH}: ${overhead}% time over the parts by hand; memory includes the storage's copy where it keeps one`,
+      );
+      log(
+        `  collection (${kind}): added in ${(built.ms / 1000).toFixed(2)} s (${overhead}% over by hand), ${formatBytes(built.bytes)}, hybrid p50 ${row.p50Ms.toFixed(2)} ms`,
+      );
+      rows.push(row);
       const closeStarted = performance.now();
       const closeCpuStarted = process.cpuUsage();
       await built.value.close();
@@ -198,44 +173,72 @@ async function faissRows(
   const faiss = await importFaiss('collection', options.log);
   if (faiss === undefined) return [];
   const makeStore = () => faiss.createFaissStore({ indexType: 'flat', metric: 'cosine', embedder });
-  const rows: BenchRow[] = [];
   collectGarbage();
-  const byHand = await measureBuild(async () => {
+  const byHand = await fillByHand(makeStore(), documents, embeddings);
+  const handRow = await queryRow(
+    'keyword + FAISS store by hand',
+    size,
+    byHand,
+    queries,
+    `KeywordRetriever.add + createFaissStore (flat, exact) add in batches of ${BATCH}; memory counts Node's heap, not FAISS's own`,
+  );
+  byHand.value = undefined as never;
+  collectGarbage();
+  const built = await fillCollection({ store: makeStore() }, documents, embeddings);
+  const overhead = ((built.ms / byHand.ms - 1) * 100).toFixed(1);
+  const row = await queryRow(
+    'zerda collection over FAISS (memory storage)',
+    size,
+    built,
+    queries,
+    `add in batches of ${BATCH}: ${overhead}% time over the parts by hand`,
+  );
+  options.log(
+    `  collection over FAISS (memory storage): added in ${(built.ms / 1000).toFixed(2)} s (${overhead}% over by hand, ${(byHand.ms / 1000).toFixed(2)} s), hybrid p50 ${row.p50Ms.toFixed(2)} ms`,
+  );
+  await built.value.close();
+  return [handRow, row];
+}
+
+/** The keyword index and `store` filled by hand, batch by batch, with a HybridRetriever over them. */
+function fillByHand(store: VectorDatabase, documents: Chunk[], embeddings: Float32Array[]) {
+  return measureBuild(async () => {
     const keyword = new KeywordRetriever({ analyzer: whitespaceAnalyzer });
-    const store = makeStore();
     for (let i = 0; i < documents.length; i += BATCH) {
       keyword.add(documents.slice(i, i + BATCH));
       await store.add(documents.slice(i, i + BATCH), { embeddings: embeddings.slice(i, i + BATCH) });
     }
     return new HybridRetriever({ keyword, vector: new VectorRetriever({ store }) });
   });
-  const handQueries = await runQueries(
-    queries,
-    async (q) => (await byHand.value.retrieve(q, { k: TOP_K })).hits.length,
-    {
-      budgetMs: 30_000,
-    },
-  );
-  rows.push({
-    suite: 'collection',
-    system: 'keyword + FAISS store by hand',
-    size,
-    buildMs: byHand.ms,
-    memoryBytes: byHand.bytes,
-    p50Ms: handQueries.p50,
-    p99Ms: handQueries.p99,
-    qps: handQueries.qps,
-    notes: `KeywordRetriever.add + createFaissStore (flat, exact) add in batches of ${BATCH}; memory counts Node's heap, not FAISS's own`,
-  });
-  byHand.value = undefined as never;
-  collectGarbage();
-  const built = await measureBuild(async () => {
-    const collection = await openCollection({ store: makeStore(), analyzer: whitespaceAnalyzer });
+}
+
+/** A collection opened with `settings` and filled batch by batch. */
+function fillCollection(
+  settings: Pick<CollectionSettings, 'store' | 'storage'>,
+  documents: Chunk[],
+  embeddings: Float32Array[],
+) {
+  return measureBuild(async () => {
+    const collection = await openCollection({ ...settings, analyzer: whitespaceAnalyzer });
     for (let i = 0; i < documents.length; i += BATCH) {
       await collection.add(documents.slice(i, i + BATCH), { embeddings: embeddings.slice(i, i + BATCH) });
     }
     return collection;
   });
+}
+
+/** A built system's row: its build time and memory, and the latency of its hybrid queries. */
+async function queryRow(
+  system: string,
+  size: number,
+  built: {
+    ms: number;
+    bytes: number;
+    value: { retrieve(query: string, options: { k: number }): Promise<{ hits: unknown[] }> };
+  },
+  queries: string[],
+  notes: string,
+): Promise<BenchRow & { p50Ms: number }> {
   const timed = await runQueries(
     queries,
     async (q) => (await built.value.retrieve(q, { k: TOP_K })).hits.length,
@@ -243,23 +246,17 @@ async function faissRows(
       budgetMs: 30_000,
     },
   );
-  const overhead = ((built.ms / byHand.ms - 1) * 100).toFixed(1);
-  options.log(
-    `  collection over FAISS (memory storage): added in ${(built.ms / 1000).toFixed(2)} s (${overhead}% over by hand, ${(byHand.ms / 1000).toFixed(2)} s), hybrid p50 ${timed.p50.toFixed(2)} ms`,
-  );
-  rows.push({
+  return {
     suite: 'collection',
-    system: 'zerda collection over FAISS (memory storage)',
+    system,
     size,
     buildMs: built.ms,
     memoryBytes: built.bytes,
     p50Ms: timed.p50,
     p99Ms: timed.p99,
     qps: timed.qps,
-    notes: `add in batches of ${BATCH}: ${overhead}% time over the parts by hand`,
-  });
-  await built.value.close();
-  return rows;
+    notes,
+  };
 }
 
 /** User plus system CPU time since `started`, in ms. */

@@ -1,13 +1,21 @@
 import { mapWithConcurrency } from '../backend/pool.js';
-import { InvalidArgumentError } from '../errors/index.js';
+import { IndexFormatError, InvalidArgumentError } from '../errors/index.js';
 import { parseFilter } from '../filter/index.js';
-import type { SearchResult } from '../model/index.js';
+import type { Chunk, SearchResult } from '../model/index.js';
 import type { BaseRetriever, BatchRetrieveOptions } from '../retriever/index.js';
+import { embedChunksForStore } from '../vector/store-helpers.js';
 import type { VectorDatabase } from '../vector/vector-database.js';
 import { toVectorStore } from '../vector/vector-store.js';
 import type { CollectionRetrieveOptions, CollectionSettings, RetrievalMode } from './collection.js';
 import { RerankedRetriever } from './reranked-retriever.js';
 import { type CollectionStorage, createMemoryStorage, type StorageLock } from './storage.js';
+
+/** The store a collection's state was made over: reopening over another is refused. */
+export interface SavedStore {
+  name: string;
+  metric: string;
+  dimension: number | undefined;
+}
 
 /**
  * What both collections (keyword side in the process, or in the database) do alike: the store and
@@ -128,6 +136,65 @@ export abstract class CollectionBase {
       vector: reranker ? new RerankedRetriever(vector, reranker) : vector,
       hybrid,
     };
+  }
+
+  /** The chunks' vectors from the collection's embedder, else the store's (typed errors: none, or a wrong count). */
+  protected async embed(
+    chunks: readonly Chunk[],
+    signal: AbortSignal | undefined,
+  ): Promise<Array<Float32Array | readonly number[]>> {
+    const embedder = this.settings.embedder ?? this.store.embedder;
+    const vectors = await embedChunksForStore(
+      embedder,
+      chunks,
+      signal,
+      'neither the collection nor its store has',
+    );
+    return vectors as Array<Float32Array | readonly number[]>;
+  }
+
+  /** The store as the state records it. */
+  protected savedStore(): SavedStore {
+    return { name: this.store.name, metric: this.store.capabilities.metric, dimension: this.store.dimension };
+  }
+
+  /** The snapshot's 'state' blob as JSON; missing or unreadable, an IndexFormatError. */
+  protected readState(snapshot: ReadonlyMap<string, Uint8Array>): unknown {
+    const location = this.storage.location;
+    const bytes = snapshot.get('state');
+    if (bytes === undefined)
+      throw new IndexFormatError({ message: "The collection snapshot has no 'state'", path: location });
+    try {
+      return JSON.parse(new TextDecoder().decode(bytes));
+    } catch (error) {
+      throw new IndexFormatError({
+        message: 'The collection state is not valid JSON',
+        path: location,
+        cause: error,
+      });
+    }
+  }
+
+  /**
+   * Refuses to reopen a state over another backend, metric or dimension (the embedder's, else the
+   * store's) than it was made with: an InvalidArgumentError naming both values.
+   */
+  protected checkSavedStore(saved: SavedStore): void {
+    const given = this.savedStore();
+    given.dimension = this.settings.embedder?.dimension ?? given.dimension;
+    if (saved.name !== given.name) throw this.mismatch('backend', saved.name, given.name);
+    if (saved.metric !== given.metric) throw this.mismatch('metric', saved.metric, given.metric);
+    if (saved.dimension !== undefined && given.dimension !== undefined && saved.dimension !== given.dimension)
+      throw this.mismatch('dimension', saved.dimension, given.dimension);
+  }
+
+  /** The error for a setting other than the one the collection was created with. */
+  protected mismatch(what: string, saved: unknown, given: unknown): InvalidArgumentError {
+    return new InvalidArgumentError({
+      argument: what,
+      value: given,
+      message: `the collection at ${this.storage.location} was created with ${what} ${JSON.stringify(saved)}, it is opened with ${JSON.stringify(given)}`,
+    });
   }
 
   /** Restores the state from the storage (and the database), under the lock. */

@@ -15,7 +15,7 @@ import { InMemoryVectorStore } from '../vector/in-memory-vector-store.js';
 import type { VectorDatabase } from '../vector/vector-database.js';
 import { VectorRetriever } from '../vector/vector-retriever.js';
 import { decodeChunkTable, encodeChunkTable } from './chunk-table.js';
-import { CollectionBase } from './collection-base.js';
+import { CollectionBase, type SavedStore } from './collection-base.js';
 import { DATABASE_STATE_FORMAT, DatabaseCollection } from './database-collection.js';
 import { decodeRecord, encodeRecord, type LogRecord } from './log-records.js';
 import type { CollectionStorage } from './storage.js';
@@ -97,7 +97,7 @@ const STATE_VERSION = 3;
 interface CollectionState {
   format: typeof STATE_FORMAT;
   version: 1 | 2 | typeof STATE_VERSION;
-  store: { name: string; metric: string; dimension: number | undefined };
+  store: SavedStore;
   analyzer: string;
   count: number;
   /** The store keeps no data across restarts, so the snapshot holds the vectors too. */
@@ -190,7 +190,7 @@ export class Collection extends CollectionBase {
       throwIfAborted(signal);
       const chunks = normalizeChunks(input);
       if (chunks.length === 0) return { ids: [] };
-      const vectors = options.embeddings ?? (await this.#embed(chunks, signal));
+      const vectors = options.embeddings ?? (await this.embed(chunks, signal));
       if (vectors.length !== chunks.length) {
         throw new InvalidArgumentError({
           argument: 'embeddings',
@@ -405,30 +405,6 @@ export class Collection extends CollectionBase {
     }
   }
 
-  async #embed(
-    chunks: Chunk[],
-    signal: AbortSignal | undefined,
-  ): Promise<ReadonlyArray<Float32Array | readonly number[]>> {
-    const embedder = this.settings.embedder ?? this.store.embedder;
-    if (embedder === undefined) {
-      throw new InvalidArgumentError({
-        argument: 'embeddings',
-        message: 'no embeddings were given and neither the collection nor its store has an embedder',
-      });
-    }
-    const vectors = await embedder.embed(
-      chunks.map((chunk) => chunk.text),
-      signal ? { signal } : {},
-    );
-    if (!Array.isArray(vectors) || vectors.length !== chunks.length) {
-      throw new InvalidArgumentError({
-        argument: 'embedder',
-        message: `the embedder returned ${Array.isArray(vectors) ? vectors.length : typeof vectors} vectors for ${chunks.length} texts`,
-      });
-    }
-    return vectors;
-  }
-
   async #maybeCheckpoint(): Promise<void> {
     if (this.#logSize >= this.checkpointEvery && this.#hidden.size === 0) await this.writeSnapshot();
   }
@@ -438,11 +414,7 @@ export class Collection extends CollectionBase {
     const state: CollectionState = {
       format: STATE_FORMAT,
       version: STATE_VERSION,
-      store: {
-        name: this.store.name,
-        metric: this.store.capabilities.metric,
-        dimension: this.store.dimension,
-      },
+      store: this.savedStore(),
       analyzer: this.#keyword.index.analyzer.name,
       count: chunks.length,
       vectors: this.#keepsVectors && typeof this.store.listRecords === 'function',
@@ -617,17 +589,7 @@ export class Collection extends CollectionBase {
         throw new IndexFormatError({ message: `The collection snapshot has no '${key}'`, path: location });
       return new TextDecoder().decode(bytes);
     };
-    let state: CollectionState;
-    try {
-      state = JSON.parse(text('state')) as CollectionState;
-    } catch (error) {
-      if (IndexFormatError.isInstance(error)) throw error;
-      throw new IndexFormatError({
-        message: 'The collection state is not valid JSON',
-        path: location,
-        cause: error,
-      });
-    }
+    const state = this.readState(snapshot) as CollectionState;
     if ((state as { format?: unknown })?.format === DATABASE_STATE_FORMAT) {
       throw new IndexFormatError({
         message:
@@ -644,25 +606,9 @@ export class Collection extends CollectionBase {
         path: location,
       });
     }
-    const mismatch = (what: string, saved: unknown, given: unknown) =>
-      new InvalidArgumentError({
-        argument: what,
-        value: given,
-        message: `the collection at ${location} was created with ${what} ${JSON.stringify(saved)}, it is opened with ${JSON.stringify(given)}`,
-      });
-    if (state.store.name !== this.store.name) throw mismatch('backend', state.store.name, this.store.name);
-    if (state.store.metric !== this.store.capabilities.metric)
-      throw mismatch('metric', state.store.metric, this.store.capabilities.metric);
-    const dimension = this.settings.embedder?.dimension ?? this.store.dimension;
-    if (
-      state.store.dimension !== undefined &&
-      dimension !== undefined &&
-      state.store.dimension !== dimension
-    ) {
-      throw mismatch('dimension', state.store.dimension, dimension);
-    }
+    this.checkSavedStore(state.store);
     const analyzer = this.#keyword.index.analyzer.name;
-    if (state.analyzer !== analyzer) throw mismatch('analyzer', state.analyzer, analyzer);
+    if (state.analyzer !== analyzer) throw this.mismatch('analyzer', state.analyzer, analyzer);
     // The storage's bytes are ours (the index keeps views into them) and checked where it says so.
     const index = BM25Index.deserialize(snapshot.get('keyword-index') ?? new Uint8Array(0), {
       analyzer: this.#keyword.index.analyzer,

@@ -5,7 +5,6 @@ import { DatabaseHybridRetriever, SparseKeywordRetriever } from '../keyword/spar
 import { type Chunk, normalizeChunks, type SearchResult, type Warning } from '../model/index.js';
 import { type BaseRetriever, HybridRetriever } from '../retriever/index.js';
 import type { SparseVector } from '../vector/driver.js';
-import { embedChunksForStore } from '../vector/store-helpers.js';
 import { VectorRetriever } from '../vector/vector-retriever.js';
 import type {
   CollectionAddOptions,
@@ -14,7 +13,7 @@ import type {
   CollectionSettings,
   RetrievalMode,
 } from './collection.js';
-import { CollectionBase } from './collection-base.js';
+import { CollectionBase, type SavedStore } from './collection-base.js';
 
 /** What a collection with its keyword side in the database reports when it opens. */
 export interface DatabaseCollectionOpenReport extends CollectionOpenReport {
@@ -38,7 +37,7 @@ const STATE_VERSION = 1;
 interface DatabaseCollectionState {
   format: typeof DATABASE_STATE_FORMAT;
   version: typeof STATE_VERSION;
-  store: { name: string; metric: string; dimension: number | undefined };
+  store: SavedStore;
   analyzer: string;
   /** Range of average lengths the stored sparse vectors were encoded with since the last re-encode. */
   encodedWith: [number, number] | null;
@@ -128,12 +127,7 @@ export class DatabaseCollection extends CollectionBase {
       throwIfAborted(signal);
       const chunks = normalizeChunks(input);
       if (chunks.length === 0) return { ids: [] };
-      const embedder = this.settings.embedder ?? this.store.embedder;
-      const vectors =
-        options.embeddings ??
-        ((await embedChunksForStore(embedder, chunks, signal)) as ReadonlyArray<
-          Float32Array | readonly number[]
-        >);
+      const vectors = options.embeddings ?? (await this.embed(chunks, signal));
       const ids = chunks.map((chunk) => chunk.id);
       // Replaced chunks leave the statistics as the new ones enter them.
       const before = await this.store.get(ids, signal ? { signal } : {});
@@ -270,8 +264,7 @@ export class DatabaseCollection extends CollectionBase {
         const sparseVectors = this.encoder.encodeDocuments(page.chunks.map((chunk) => chunk.text));
         let embeddings = page.vectors;
         if (embeddings === undefined) {
-          const embedder = this.settings.embedder ?? this.store.embedder;
-          embeddings = (await embedChunksForStore(embedder, page.chunks, signal)) as Float32Array[];
+          embeddings = (await this.embed(page.chunks, signal)) as Float32Array[];
           if (warnings.length === 0) {
             warnings.push({
               type: 'compatibility',
@@ -345,11 +338,7 @@ export class DatabaseCollection extends CollectionBase {
     const state: DatabaseCollectionState = {
       format: DATABASE_STATE_FORMAT,
       version: STATE_VERSION,
-      store: {
-        name: this.store.name,
-        metric: this.store.capabilities.metric,
-        dimension: this.store.dimension,
-      },
+      store: this.savedStore(),
       analyzer: this.encoder.analyzer.name,
       encodedWith: this.#encodedWith,
     };
@@ -432,16 +421,7 @@ export class DatabaseCollection extends CollectionBase {
 
   #loadSnapshot(snapshot: Map<string, Uint8Array>): void {
     const location = this.storage.location;
-    let state: DatabaseCollectionState;
-    try {
-      state = JSON.parse(new TextDecoder().decode(snapshot.get('state') ?? new Uint8Array()));
-    } catch (error) {
-      throw new IndexFormatError({
-        message: 'The collection state is not valid JSON',
-        path: location,
-        cause: error,
-      });
-    }
+    const state = this.readState(snapshot) as DatabaseCollectionState;
     if (state?.format !== DATABASE_STATE_FORMAT) {
       throw new IndexFormatError({
         message:
@@ -457,18 +437,7 @@ export class DatabaseCollection extends CollectionBase {
         path: location,
       });
     }
-    const mismatch = (what: string, saved: unknown, given: unknown) =>
-      new InvalidArgumentError({
-        argument: what,
-        value: given,
-        message: `the collection at ${location} was created with ${what} ${JSON.stringify(saved)}, it is opened with ${JSON.stringify(given)}`,
-      });
-    if (state.store.name !== this.store.name) throw mismatch('backend', state.store.name, this.store.name);
-    if (state.store.metric !== this.store.capabilities.metric)
-      throw mismatch('metric', state.store.metric, this.store.capabilities.metric);
-    const dimension = this.settings.embedder?.dimension ?? this.store.dimension;
-    if (state.store.dimension !== undefined && dimension !== undefined && state.store.dimension !== dimension)
-      throw mismatch('dimension', state.store.dimension, dimension);
+    this.checkSavedStore(state.store);
     const statistics = snapshot.get('keyword-statistics');
     if (statistics === undefined) {
       throw new IndexFormatError({

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ChunkValidationError, IndexFormatError, InvalidArgumentError } from '../errors/index.js';
 import type { Analyzer } from '../text/index.js';
+import { seededRandom as random } from '../vector/__tests__/clustered-data.js';
 import { BM25_FORMAT_VERSION, decodeSnapshot, encodeSnapshot } from './bm25-format.js';
 import { BM25Index } from './bm25-index.js';
 import { loadBM25Index, saveBM25Index } from './keyword-files.js';
@@ -17,18 +18,6 @@ const whitespace: Analyzer = {
       .split(/\s+/u)
       .filter((term) => term.length > 0 && term !== 'the'),
 };
-
-/** Deterministic pseudo-random numbers (mulberry32). */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Zipf-like words: head words hit most documents, as in real text. */
 function zipfCorpus(seed: number, documents: number, vocabulary = 400): { id: string; text: string }[] {

@@ -1,20 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { Analyzer } from '../text/index.js';
+import { seededRandom as random } from '../vector/__tests__/clustered-data.js';
 import { BM25Index } from './bm25-index.js';
 
 const whitespace: Analyzer = { name: 'test-whitespace', analyze: (text) => text.split(' ') };
-
-/** Deterministic pseudo-random numbers (mulberry32). */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * Zipf-like words over enough documents for many scoring windows per segment, where head words

@@ -7,6 +7,7 @@ import {
   type RetrievedChunks,
 } from '../retriever/index.js';
 import type { Embedder } from '../vector/embedder.js';
+import { embedQueryForStore } from '../vector/store-helpers.js';
 import type { VectorDatabase, VectorSearchResult } from '../vector/vector-database.js';
 import { toVectorStore, wrapBackendError } from '../vector/vector-store.js';
 import type { BM25SparseEncoder } from './sparse-encoder.js';
@@ -151,10 +152,9 @@ export class DatabaseHybridRetriever extends BaseRetriever {
   ): Promise<RetrievedChunks> {
     const { signal, filter } = options;
     const sparse = this.encoder.encodeQuery(query);
+    // Without an embedder here, the store embeds the text itself.
     const dense = this.embedder
-      ? this.embedder.embedQuery
-        ? await this.embedder.embedQuery(query, { signal })
-        : ((await this.embedder.embed([query], { signal }))[0] as Float32Array)
+      ? ((await embedQueryForStore(this.embedder, query, signal)) as Float32Array)
       : query;
     throwIfAborted(signal);
     let result: VectorSearchResult;

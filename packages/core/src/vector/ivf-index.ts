@@ -1,7 +1,7 @@
 import { InvalidArgumentError } from '../errors/index.js';
 import type { DistanceMetric } from './driver.js';
 import { createScanKernels, LinearMemory, type ScanKernels } from './kernels/kernels.js';
-import type { VectorArena } from './vector-arena.js';
+import { quantize, type VectorArena } from './vector-arena.js';
 
 /**
  * An inverted-file (IVF) index over the in-memory store's rows: k-means centroids, and for each
@@ -593,27 +593,6 @@ const align16 = (bytes: number) => Math.ceil(bytes / 16) * 16;
 
 /** Room for `rows` rows and an eighth more (at least 4), so a few adds do not move a list. */
 const withRoom = (rows: number) => Math.max(4, rows + (rows >> 3));
-
-/**
- * Symmetric int8 quantisation of one vector (as the store's arena does it): code = round(x /
- * scale), scale = max|x| / 127. Writes `stride` codes (zero-padded) at `offset`; returns the scale.
- */
-function quantize(
-  source: Float32Array,
-  start: number,
-  dimension: number,
-  target: Int8Array | Int16Array,
-  offset: number,
-  stride: number,
-): number {
-  let maxAbs = 0;
-  for (let j = 0; j < dimension; j++) maxAbs = Math.max(maxAbs, Math.abs(source[start + j]!));
-  target.fill(0, offset, offset + stride);
-  if (maxAbs === 0) return 0;
-  const inverse = 127 / maxAbs;
-  for (let j = 0; j < dimension; j++) target[offset + j] = Math.round(source[start + j]! * inverse);
-  return maxAbs / 127;
-}
 
 /** Min-heap by key (the root is the worst of the best lists kept). */
 function heapPush(keys: Float64Array, lists: Int32Array, size: number, key: number, list: number): void {

@@ -12,11 +12,13 @@ export async function embedChunksForStore(
   embedder: Embedder | undefined,
   chunks: readonly Chunk[],
   signal: AbortSignal | undefined,
+  /** Who lacks an embedder, for the error. */
+  owner = 'the store has',
 ): Promise<unknown[]> {
   if (embedder === undefined) {
     throw new InvalidArgumentError({
       argument: 'embeddings',
-      message: 'no embeddings were given and the store has no embedder to compute them',
+      message: `no embeddings were given and ${owner} no embedder to compute them`,
     });
   }
   const vectors: unknown = await embedder.embed(

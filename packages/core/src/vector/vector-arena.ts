@@ -498,7 +498,7 @@ export class VectorArena {
  * max|x| / 127, so each vector uses the whole code range whatever its magnitude. Writes
  * `stride` codes (zero-padded) at `offset` and returns the scale (0 for a zero vector).
  */
-function quantize(
+export function quantize(
   source: Float32Array,
   start: number,
   dimension: number,
