@@ -164,6 +164,30 @@ function cpuAndAllocation(
   };
 }
 
+/** Passes over the queries for the per-query best time. */
+const BEST_OF_PASSES = 5;
+
+/**
+ * Each query's fastest wall time over BEST_OF_PASSES passes (after one warm-up pass), then p50 and
+ * p99 over queries. On a shared machine a single sample's tail is mostly the neighbours (a core
+ * taken away mid-query); the best of five keeps what the query itself costs, its tail included.
+ */
+function bestOfPasses(
+  queries: readonly string[],
+  search: (query: string) => unknown,
+): { bestP50Ms: number; bestP99Ms: number } {
+  for (const query of queries) search(query);
+  const best = new Array<number>(queries.length).fill(Number.POSITIVE_INFINITY);
+  for (let pass = 0; pass < BEST_OF_PASSES; pass++) {
+    queries.forEach((query, i) => {
+      const started = performance.now();
+      search(query);
+      best[i] = Math.min(best[i] as number, performance.now() - started);
+    });
+  }
+  return { bestP50Ms: percentile(best, 50), bestP99Ms: percentile(best, 99) };
+}
+
 /** Measures Zerda (pushing its rows) and returns its exhaustive top 10 of every query and its posting count. */
 async function runZerda(
   size: number,
@@ -196,6 +220,7 @@ async function runZerda(
     budgetMs: QUERY_BUDGET_MS,
   });
   const prunedCost = cpuAndAllocation(queries.slice(0, pruned.timed), (query) => index.search(query, TOP_K));
+  const prunedBest = bestOfPasses(queries.slice(0, pruned.timed), (query) => index.search(query, TOP_K));
   const zerdaNotes = `BM25 k1=${K1} b=${B}, whitespace analyser (same tokens as the others)`;
   if (!options.skip.includes('zerda')) {
     rows.push({
@@ -211,6 +236,8 @@ async function runZerda(
         top10Overlap: meanOverlap(pruned.results, exhaustive.results),
         cpuP50Ms: prunedCost.cpuP50Ms,
         cpuP99Ms: prunedCost.cpuP99Ms,
+        bestOf5P50Ms: prunedBest.bestP50Ms,
+        bestOf5P99Ms: prunedBest.bestP99Ms,
         allocatedBytesPerQuery: prunedCost.allocatedBytes,
       },
       notes: `${zerdaNotes}; block-max MaxScore over windows, exact top-k; ${perPosting(zerdaBuild.bytes, postings)}${budgetNote(pruned, queries.length)}`,
@@ -227,7 +254,7 @@ async function runZerda(
     });
   }
   log(
-    `  zerda: p50 ${pruned.p50.toFixed(2)} ms, p99 ${pruned.p99.toFixed(2)} ms (cpu p50 ${prunedCost.cpuP50Ms.toFixed(2)} ms, p99 ${prunedCost.cpuP99Ms.toFixed(2)} ms; ${prunedCost.allocatedBytes} B allocated per query; exhaustive p50 ${exhaustive.p50.toFixed(2)} ms) over ${pruned.timed} queries`,
+    `  zerda: p50 ${pruned.p50.toFixed(2)} ms, p99 ${pruned.p99.toFixed(2)} ms (cpu p50 ${prunedCost.cpuP50Ms.toFixed(2)} ms, p99 ${prunedCost.cpuP99Ms.toFixed(2)} ms; best of ${BEST_OF_PASSES} per query p50 ${prunedBest.bestP50Ms.toFixed(2)} ms, p99 ${prunedBest.bestP99Ms.toFixed(2)} ms; ${prunedCost.allocatedBytes} B allocated per query; exhaustive p50 ${exhaustive.p50.toFixed(2)} ms) over ${pruned.timed} queries`,
   );
 
   // The same corpus through Zerda's full default analysis (Unicode tokens, stop words, stemming),

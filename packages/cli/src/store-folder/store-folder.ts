@@ -212,7 +212,8 @@ function readOnly(storage: CollectionStorage): ReadOnlyStorage {
       }
       return { release };
     },
-    readSnapshot: () => storage.readSnapshot(),
+    // The options pass through: the vector image read into place, the chunk table in pieces.
+    readSnapshot: (options) => storage.readSnapshot(options),
     async commitSnapshot() {},
     async appendLog() {
       throw new StoreError('a store opened for searching is not written to', storage.location);

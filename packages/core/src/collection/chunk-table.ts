@@ -6,22 +6,30 @@ import type { Chunk, Metadata } from '../model/index.js';
  * without a JSON parse per chunk or re-validating what the collection validated when it added them:
  *
  *   0   "ZERDACHK" (8 bytes)
- *   8   u32 version (1)
+ *   8   u32 version (2; 1 is still read)
  *   12  u32 chunk count
  *   16  u32 string count
  *   20  u32 string bytes
- *   24  u8 per chunk: bit 0 docId present, bit 1 metadata present, bit 7 strings stored as JSON;
+ *   24  (version 2) u32 digest of the chunks' ids (FNV-1a over their UTF-16 code units, see idsDigest)
+ *   ..  u8 per chunk: bit 0 docId present, bit 1 metadata present, bit 7 strings stored as JSON;
  *       padded with zeros to a multiple of 4
  *   ..  u32 per string: its length in UTF-16 code units
- *   ..  the strings, one after another in UTF-8: per chunk its id, text, docId (when present) and
- *       metadata as JSON (when present)
+ *   ..  the strings, one after another in UTF-8: per chunk its id (version 1 only), text, docId
+ *       (when present) and metadata as JSON (when present)
+ *
+ * Version 2 leaves the ids out: the collection saves its chunks in the keyword index's slot order,
+ * and the index holds the ids already, so the reader is given them (the index's own strings, no
+ * second copy decoded) and checks them against the digest, which a table saved beside another
+ * index does not match.
  *
  * Integrity against bit rot is the storage's job (the file storage checks a CRC-32 per blob); the
  * reader checks the structure, so a truncated or foreign table is an IndexFormatError.
  */
 const MAGIC = Uint8Array.from([0x5a, 0x45, 0x52, 0x44, 0x41, 0x43, 0x48, 0x4b]); // "ZERDACHK"
-export const CHUNK_TABLE_VERSION = 1;
-const HEADER_BYTES = 24;
+export const CHUNK_TABLE_VERSION = 2;
+/** Version 1: the ids stored with the chunks, no digest. */
+const CHUNK_TABLE_VERSION_WITH_IDS = 1;
+const headerBytes = (version: number) => (version === CHUNK_TABLE_VERSION_WITH_IDS ? 24 : 28);
 const HAS_DOC_ID = 1;
 const HAS_METADATA = 2;
 /** Set on the first chunk's flags when the strings are a JSON array (some string is not well-formed UTF-16). */
@@ -29,13 +37,19 @@ const STRINGS_AS_JSON = 128;
 
 const align4 = (n: number) => (n + 3) & ~3;
 
-export function encodeChunkTable(chunks: readonly Chunk[]): Uint8Array {
+/**
+ * The chunks as a table of `version` 2 (the ids left out: the reader is given them, in this order)
+ * or 1 (the ids stored; kept for the tests of snapshots older versions wrote).
+ */
+export function encodeChunkTable(chunks: readonly Chunk[], version = CHUNK_TABLE_VERSION): Uint8Array {
+  const withIds = version === CHUNK_TABLE_VERSION_WITH_IDS;
   const count = chunks.length;
   const flags = new Uint8Array(align4(count));
   const strings: string[] = [];
   for (let i = 0; i < count; i++) {
     const chunk = chunks[i] as Chunk;
-    strings.push(chunk.id, chunk.text);
+    if (withIds) strings.push(chunk.id);
+    strings.push(chunk.text);
     let flag = 0;
     if (chunk.docId !== undefined) {
       strings.push(chunk.docId);
@@ -56,99 +70,291 @@ export function encodeChunkTable(chunks: readonly Chunk[]): Uint8Array {
     flags[0] = (flags[0] as number) | STRINGS_AS_JSON;
   }
   const text = new TextEncoder().encode(joined);
-  const lengthsAt = HEADER_BYTES + flags.byteLength;
+  const header = headerBytes(version);
+  const lengthsAt = header + flags.byteLength;
   const textAt = lengthsAt + lengths.byteLength;
   const bytes = new Uint8Array(textAt + text.byteLength);
   bytes.set(MAGIC, 0);
   const view = new DataView(bytes.buffer);
-  view.setUint32(8, CHUNK_TABLE_VERSION, true);
+  view.setUint32(8, version, true);
   view.setUint32(12, count, true);
   view.setUint32(16, strings.length, true);
   view.setUint32(20, text.byteLength, true);
-  bytes.set(flags, HEADER_BYTES);
+  if (!withIds) view.setUint32(24, idsDigest(chunks.map((chunk) => chunk.id)), true);
+  bytes.set(flags, header);
   bytes.set(new Uint8Array(lengths.buffer), lengthsAt);
   bytes.set(text, textAt);
   return bytes;
 }
 
-export function decodeChunkTable(bytes: Uint8Array, path: string): Chunk[] {
-  const fail = (message: string, cause?: unknown): never => {
-    throw new IndexFormatError({ message: `The collection's chunk table ${message}`, path, cause });
-  };
-  if (bytes.byteLength < HEADER_BYTES) fail(`is ${bytes.byteLength} bytes, too short (truncated)`);
-  for (let i = 0; i < MAGIC.length; i++) if (bytes[i] !== MAGIC[i]) fail('has a wrong magic number');
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const version = view.getUint32(8, true);
-  if (version !== CHUNK_TABLE_VERSION) {
-    fail(`is format version ${version}; this version of Zerda reads ${CHUNK_TABLE_VERSION}`);
+/** The table's format version (an IndexFormatError when it is not a chunk table at all). */
+export function chunkTableVersion(bytes: Uint8Array, path: string): number {
+  if (bytes.byteLength < 24) {
+    throw new IndexFormatError({
+      message: `The collection's chunk table is ${bytes.byteLength} bytes, too short (truncated)`,
+      path,
+    });
   }
-  const count = view.getUint32(12, true);
-  const stringCount = view.getUint32(16, true);
-  const textBytes = view.getUint32(20, true);
-  const lengthsAt = HEADER_BYTES + align4(count);
-  const textAt = lengthsAt + stringCount * 4;
-  if (textAt + textBytes !== bytes.byteLength) {
-    fail(`is ${bytes.byteLength} bytes where its header says ${textAt + textBytes} (truncated or damaged)`);
+  for (let i = 0; i < MAGIC.length; i++) {
+    if (bytes[i] !== MAGIC[i])
+      throw new IndexFormatError({ message: "The collection's chunk table has a wrong magic number", path });
   }
-  const flags = bytes.subarray(HEADER_BYTES, HEADER_BYTES + count);
-  let expectedStrings = 0;
-  for (let i = 0; i < count; i++) {
-    const flag = (flags[i] as number) & ~(i === 0 ? STRINGS_AS_JSON : 0);
-    if ((flag & ~(HAS_DOC_ID | HAS_METADATA)) !== 0) fail(`has unknown flags on chunk ${i}`);
-    expectedStrings += 2 + (flag & HAS_DOC_ID) + ((flag & HAS_METADATA) >> 1);
+  return new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getUint32(8, true);
+}
+
+/**
+ * The chunks of a table. A version 2 table takes its ids from `ids` (the keyword index's, in its
+ * slot order: the order the table was written in), checked against the table's count and digest;
+ * a version 1 table holds its own.
+ */
+export function decodeChunkTable(bytes: Uint8Array, path: string, ids?: readonly string[]): Chunk[] {
+  const reader = new ChunkTableReader(path, bytes.byteLength);
+  reader.push(bytes);
+  return reader.finish(ids);
+}
+
+/**
+ * Reads a chunk table given in pieces, in order (as a storage reads a blob), so that the table
+ * never sits whole in memory: its head (header, flags, lengths) is kept, its text decoded piece by
+ * piece into strings, each piece's bytes free to be read over once `push` returns. On a machine
+ * where first-touched memory is slow, that spares touching the table's size in new memory before
+ * touching it again as strings. `push` never throws (a damaged table is reported by `finish`, so a
+ * storage's own checksum failure is what the caller sees first).
+ */
+export class ChunkTableReader {
+  readonly #path: string;
+  readonly #byteLength: number;
+  #received = 0;
+  /** The head gathered so far: 28 bytes until the header is read, then header, flags and lengths. */
+  #head = new Uint8Array(28);
+  #headFill = 0;
+  /** The head's full size, once the header says it. */
+  #headBytes: number | undefined;
+  #version = 0;
+  readonly #segments: string[] = [];
+  /** The bytes of a UTF-8 sequence cut by the end of a piece, carried over to the next. */
+  #carry = new Uint8Array(0);
+  readonly #decoder = new TextDecoder('utf-8', { fatal: true });
+  #failure: IndexFormatError | undefined;
+
+  constructor(path: string, byteLength: number) {
+    this.#path = path;
+    this.#byteLength = byteLength;
   }
-  if (expectedStrings !== stringCount) fail('has a string count that does not match its chunks');
-  // Aligned in a table written by encodeChunkTable; copied when the bytes sit at an odd offset.
-  const lengths =
-    (bytes.byteOffset + lengthsAt) % 4 === 0
-      ? new Uint32Array(bytes.buffer, bytes.byteOffset + lengthsAt, stringCount)
-      : new Uint32Array(bytes.slice(lengthsAt, textAt).buffer);
-  let total = 0;
-  for (let i = 0; i < stringCount; i++) total += lengths[i] as number;
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(textAt));
-  } catch (error) {
-    return fail('holds text that is not UTF-8', error);
+
+  /** The table's format version, once its header has been read (0 before). */
+  get version(): number {
+    return this.#version;
   }
-  let strings: string[] | undefined;
-  if (count > 0 && ((flags[0] as number) & STRINGS_AS_JSON) !== 0) {
+
+  /** Takes the next piece of the table's bytes (used only during the call). */
+  push(piece: Uint8Array): void {
+    if (this.#failure !== undefined) return;
+    this.#received += piece.byteLength;
     try {
-      strings = JSON.parse(text) as string[];
+      let rest = piece;
+      if (this.#headBytes === undefined || this.#headFill < this.#headBytes) rest = this.#gatherHead(rest);
+      if (rest.byteLength > 0) this.#decodeText(rest);
     } catch (error) {
-      return fail('holds strings that are not valid JSON', error);
+      this.#failure = IndexFormatError.isInstance(error)
+        ? error
+        : this.#error('holds text that is not UTF-8', error);
     }
-    if (!Array.isArray(strings) || strings.length !== stringCount)
-      fail('has a string count that does not match');
   }
-  if (strings === undefined && total !== text.length) {
-    fail('has string lengths that do not add up to its text (damaged)');
-  }
-  let offset = 0;
-  let next = 0;
-  const take = (): string => {
-    const at = next++;
-    if (strings !== undefined) {
-      const value = strings[at];
-      return typeof value === 'string' ? value : fail(`has a string ${at} that is not a string`);
+
+  /** The chunks (see decodeChunkTable for `ids`), or an IndexFormatError for a damaged table. */
+  finish(ids?: readonly string[]): Chunk[] {
+    if (this.#failure !== undefined) throw this.#failure;
+    const fail = (message: string, cause?: unknown): never => {
+      throw this.#error(message, cause);
+    };
+    const headBytes = this.#headBytes;
+    if (headBytes === undefined || this.#headFill < headBytes) {
+      return fail(`is ${this.#received} bytes, too short (truncated)`);
     }
-    const length = lengths[at] as number;
-    const value = text.slice(offset, offset + length);
-    offset += length;
-    return value;
-  };
-  const chunks: Chunk[] = new Array(count);
-  // Repeated ids are found by the caller, which matches the ids against the keyword index's.
-  for (let i = 0; i < count; i++) {
-    const flag = flags[i] as number;
-    const id = take();
-    if (id.length === 0) fail(`has an empty id at chunk ${i}`);
-    const chunk: Chunk = { id, text: take() };
-    if ((flag & HAS_DOC_ID) !== 0) chunk.docId = take();
-    if ((flag & HAS_METADATA) !== 0) chunk.metadata = parseMetadata(take(), i, fail);
-    chunks[i] = chunk;
+    if (this.#received !== this.#byteLength)
+      fail(`is ${this.#received} bytes of ${this.#byteLength} (truncated)`);
+    if (this.#carry.byteLength > 0) fail('holds text that is not UTF-8 (a sequence cut at its end)');
+    const head = this.#head;
+    const view = new DataView(head.buffer, head.byteOffset, head.byteLength);
+    const withIds = this.#version === CHUNK_TABLE_VERSION_WITH_IDS;
+    const header = headerBytes(this.#version);
+    const count = view.getUint32(12, true);
+    const stringCount = view.getUint32(16, true);
+    if (!withIds) {
+      if (ids === undefined) fail('leaves its ids to the keyword index, and none were given');
+      else if (ids.length !== count) fail(`holds ${count} chunks and the keyword index ${ids.length}`);
+      else if (idsDigest(ids) !== view.getUint32(24, true)) {
+        fail("does not match the keyword index's ids (saved beside another index, or damaged)");
+      }
+    }
+    const flags = head.subarray(header, header + count);
+    const perChunk = withIds ? 2 : 1;
+    let expectedStrings = 0;
+    for (let i = 0; i < count; i++) {
+      const flag = (flags[i] as number) & ~(i === 0 ? STRINGS_AS_JSON : 0);
+      if ((flag & ~(HAS_DOC_ID | HAS_METADATA)) !== 0) fail(`has unknown flags on chunk ${i}`);
+      expectedStrings += perChunk + (flag & HAS_DOC_ID) + ((flag & HAS_METADATA) >> 1);
+    }
+    if (expectedStrings !== stringCount) fail('has a string count that does not match its chunks');
+    // The head is a copy of its own, so its lengths are aligned.
+    const lengths = new Uint32Array(head.buffer, head.byteOffset + header + align4(count), stringCount);
+    let total = 0;
+    for (let i = 0; i < stringCount; i++) total += lengths[i] as number;
+    const segments = this.#segments;
+    let strings: string[] | undefined;
+    if (count > 0 && ((flags[0] as number) & STRINGS_AS_JSON) !== 0) {
+      try {
+        strings = JSON.parse(segments.join('')) as string[];
+      } catch (error) {
+        return fail('holds strings that are not valid JSON', error);
+      }
+      if (!Array.isArray(strings) || strings.length !== stringCount)
+        fail('has a string count that does not match');
+    } else {
+      let textLength = 0;
+      for (const segment of segments) textLength += segment.length;
+      if (total !== textLength) fail('has string lengths that do not add up to its text (damaged)');
+    }
+    // Strings are sliced out of the decoded segments (views, no copy); one that spans two
+    // segments is joined from its parts.
+    let segment = 0;
+    let text = segments[0] ?? '';
+    let offset = 0;
+    let next = 0;
+    const take = (): string => {
+      const at = next++;
+      if (strings !== undefined) {
+        const value = strings[at];
+        return typeof value === 'string' ? value : fail(`has a string ${at} that is not a string`);
+      }
+      let length = lengths[at] as number;
+      if (offset + length <= text.length) {
+        const value = text.slice(offset, offset + length);
+        offset += length;
+        return value;
+      }
+      let value = '';
+      while (length > 0) {
+        if (offset === text.length) {
+          text = segments[++segment] as string;
+          offset = 0;
+        }
+        const part = Math.min(length, text.length - offset);
+        value += text.slice(offset, offset + part);
+        offset += part;
+        length -= part;
+      }
+      return value;
+    };
+    const chunks: Chunk[] = new Array(count);
+    // Repeated ids are found by the caller, which matches the ids against the keyword index's.
+    for (let i = 0; i < count; i++) {
+      const flag = flags[i] as number;
+      const id = withIds ? take() : ((ids as readonly string[])[i] as string);
+      if (id.length === 0) fail(`has an empty id at chunk ${i}`);
+      const chunk: Chunk = { id, text: take() };
+      if ((flag & HAS_DOC_ID) !== 0) chunk.docId = take();
+      if ((flag & HAS_METADATA) !== 0) chunk.metadata = parseMetadata(take(), i, fail);
+      chunks[i] = chunk;
+    }
+    return chunks;
   }
-  return chunks;
+
+  #error(message: string, cause?: unknown): IndexFormatError {
+    return new IndexFormatError({
+      message: `The collection's chunk table ${message}`,
+      path: this.#path,
+      cause,
+    });
+  }
+
+  /** Copies what `bytes` holds of the head; returns the rest (text). */
+  #gatherHead(bytes: Uint8Array): Uint8Array {
+    let rest = bytes;
+    if (this.#headBytes === undefined) {
+      const wanted = Math.min(rest.byteLength, 28 - this.#headFill);
+      this.#head.set(rest.subarray(0, wanted), this.#headFill);
+      this.#headFill += wanted;
+      rest = rest.subarray(wanted);
+      // A whole table of version 1 with no chunks may be shorter than 28 bytes.
+      if (this.#headFill < 24 || (this.#headFill < 28 && this.#received < this.#byteLength)) return rest;
+      const version = chunkTableVersion(this.#head.subarray(0, this.#headFill), this.#path);
+      if (version !== CHUNK_TABLE_VERSION && version !== CHUNK_TABLE_VERSION_WITH_IDS) {
+        throw this.#error(
+          `is format version ${version}; this version of Zerda reads ${CHUNK_TABLE_VERSION_WITH_IDS} and ${CHUNK_TABLE_VERSION}`,
+        );
+      }
+      const header = headerBytes(version);
+      if (this.#headFill < header) throw this.#error(`is ${this.#byteLength} bytes, too short (truncated)`);
+      const view = new DataView(this.#head.buffer);
+      const count = view.getUint32(12, true);
+      const stringCount = view.getUint32(16, true);
+      const textBytes = view.getUint32(20, true);
+      const headBytes = header + align4(count) + stringCount * 4;
+      if (headBytes + textBytes !== this.#byteLength) {
+        throw this.#error(
+          `is ${this.#byteLength} bytes where its header says ${headBytes + textBytes} (truncated or damaged)`,
+        );
+      }
+      this.#version = version;
+      this.#headBytes = headBytes;
+      const head = new Uint8Array(headBytes);
+      const kept = Math.min(this.#headFill, headBytes);
+      head.set(this.#head.subarray(0, kept));
+      // Bytes gathered past a head shorter than 28 (an empty table of version 1) are its text.
+      if (this.#headFill > kept) {
+        const surplus = this.#head.subarray(kept, this.#headFill);
+        const joined = new Uint8Array(surplus.byteLength + rest.byteLength);
+        joined.set(surplus);
+        joined.set(rest, surplus.byteLength);
+        rest = joined;
+      }
+      this.#head = head;
+      this.#headFill = kept;
+    }
+    const headBytes = this.#headBytes as number;
+    const wanted = Math.min(rest.byteLength, headBytes - this.#headFill);
+    this.#head.set(rest.subarray(0, wanted), this.#headFill);
+    this.#headFill += wanted;
+    return rest.subarray(wanted);
+  }
+
+  /** Decodes the text bytes of a piece up to its last whole UTF-8 sequence, carrying the rest over. */
+  #decodeText(bytes: Uint8Array): void {
+    let rest = bytes;
+    if (this.#carry.byteLength > 0) {
+      // The cut sequence completed from the start of this piece, decoded on its own.
+      const carry = this.#carry;
+      const needed = Math.max(0, sequenceLength(carry[0] as number) - carry.byteLength);
+      const taken = Math.min(needed, rest.byteLength);
+      const joined = new Uint8Array(carry.byteLength + taken);
+      joined.set(carry);
+      joined.set(rest.subarray(0, taken), carry.byteLength);
+      rest = rest.subarray(taken);
+      if (taken < needed) {
+        this.#carry = joined;
+        return;
+      }
+      this.#carry = new Uint8Array(0);
+      this.#segments.push(this.#decoder.decode(joined));
+    }
+    const end = rest.byteLength;
+    let cut = end;
+    for (let i = end - 1; i >= 0 && i >= end - 4; i--) {
+      const byte = rest[i] as number;
+      if ((byte & 0xc0) === 0x80) continue;
+      if (i + sequenceLength(byte) > end) cut = i;
+      break;
+    }
+    if (cut > 0) this.#segments.push(this.#decoder.decode(rest.subarray(0, cut)));
+    if (cut < end) this.#carry = rest.slice(cut);
+  }
+}
+
+/** Bytes in the UTF-8 sequence a lead byte starts (1 for any other byte: the decoder refuses it). */
+function sequenceLength(lead: number): number {
+  return lead >= 0xf0 && lead <= 0xf7 ? 4 : lead >= 0xe0 ? (lead <= 0xef ? 3 : 1) : lead >= 0xc0 ? 2 : 1;
 }
 
 function parseMetadata(
@@ -166,6 +372,20 @@ function parseMetadata(
     return fail(`holds metadata of chunk ${index} that is not an object`);
   }
   return value as Metadata;
+}
+
+/**
+ * FNV-1a (32-bit) over the ids' UTF-16 code units, each id followed by a separator that no code
+ * unit equals: enough to tell a table saved beside another index (not a defence against forgery).
+ */
+export function idsDigest(ids: readonly string[]): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i] as string;
+    for (let j = 0; j < id.length; j++) hash = Math.imul(hash ^ id.charCodeAt(j), 0x01000193);
+    hash = Math.imul(hash ^ 0x10000, 0x01000193);
+  }
+  return hash >>> 0;
 }
 
 /** String.prototype.isWellFormed where the runtime has it (Node 20+), else a scan for lone surrogates. */

@@ -155,7 +155,7 @@ describe('Collection', () => {
     await second.close();
   });
 
-  it('writes nothing when it closes unchanged, and a snapshot when it closes changed', async () => {
+  it('writes nothing when it closes unchanged, leaves a short log to replay, and snapshots a long one', async () => {
     const directory = await folder();
     const open = () =>
       openCollection({ store: new InMemoryVectorStore({ embedder }), storage: createFileStorage(directory) });
@@ -168,13 +168,24 @@ describe('Collection', () => {
     expect((await reader.retrieve('river water', { k: 3 })).hits.length).toBe(3);
     await reader.close();
     expect(await files()).toEqual(saved);
+    // A few writes: the log holds them and the next open replays it, with the snapshot left as it is.
     const writer = await open();
     await writer.delete(['c0']);
+    await writer.add(corpus(3, 'extra-'));
     await writer.close();
-    expect(await files()).not.toEqual(saved);
+    expect(await files()).toEqual(saved);
+    const replayed = await open();
+    expect(await replayed.count()).toBe(32);
+    expect((await replayed.get(['c0', 'extra-1'])).map((chunk) => chunk.id)).toEqual(['extra-1']);
+    // More than a thousand chunks in the log: closing snapshots, and the next open replays nothing.
+    await replayed.add(corpus(1_100, 'bulk-'));
+    await replayed.close();
+    const resaved = await files();
+    expect(resaved).not.toEqual(saved);
     const last = await open();
-    expect(await last.count()).toBe(29);
+    expect(await last.count()).toBe(1_132);
     await last.close();
+    expect(await files()).toEqual(resaved);
   });
 
   it('leaves a memory storage snapshot as committed while the collection reopened from it changes', async () => {

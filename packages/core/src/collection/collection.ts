@@ -14,7 +14,13 @@ import type { VectorDriver } from '../vector/driver.js';
 import { InMemoryVectorStore } from '../vector/in-memory-vector-store.js';
 import type { VectorDatabase } from '../vector/vector-database.js';
 import { VectorRetriever } from '../vector/vector-retriever.js';
-import { decodeChunkTable, encodeChunkTable } from './chunk-table.js';
+import {
+  CHUNK_TABLE_VERSION,
+  ChunkTableReader,
+  chunkTableVersion,
+  decodeChunkTable,
+  encodeChunkTable,
+} from './chunk-table.js';
 import { CollectionBase, type SavedStore } from './collection-base.js';
 import { DATABASE_STATE_FORMAT, DatabaseCollection } from './database-collection.js';
 import { decodeRecord, encodeRecord, type LogRecord } from './log-records.js';
@@ -86,17 +92,28 @@ export interface CollectionOpenReport {
 
 const STATE_FORMAT = 'zerda.collection';
 /**
- * 3: core's in-memory store's vectors as its memory holds them ('vector-arena', see
+ * Closing leaves the log for the next open to replay while it holds at most this many chunks (or
+ * 1% of the collection, when more): replaying them costs less than rewriting the snapshot.
+ */
+const CLOSE_REPLAY_CHUNKS = 1000;
+
+/** The chunks (or ids) a log record makes the next open replay. */
+function loggedChunks(record: LogRecord): number {
+  return record.t === 'add' ? record.chunks.length : record.t === 'delete' ? record.ids.length : 0;
+}
+/**
+ * 4: the chunk table without the ids (table version 2: they are the keyword index's, in its slot
+ * order). 3: core's in-memory store's vectors as its memory holds them ('vector-arena', see
  * vector/arena-image.ts, with 'vector-order' when its rows are in another order than the chunks);
  * other stores' still as float32 rows ('vectors'). 2: the chunks as a binary table ('chunks', see
- * chunk-table.ts). 1: the chunks as JSON lines ('keyword-chunks'). 1 and 2 are still read; the
- * next snapshot writes version 3.
+ * chunk-table.ts). 1: the chunks as JSON lines ('keyword-chunks'). 1 to 3 are still read; the
+ * next snapshot writes version 4.
  */
-const STATE_VERSION = 3;
+const STATE_VERSION = 4;
 
 interface CollectionState {
   format: typeof STATE_FORMAT;
-  version: 1 | 2 | typeof STATE_VERSION;
+  version: 1 | 2 | 3 | typeof STATE_VERSION;
   store: SavedStore;
   analyzer: string;
   count: number;
@@ -143,6 +160,10 @@ export class Collection extends CollectionBase {
   #retrievers: Record<RetrievalMode, BaseRetriever>;
   #seq = 0;
   #logSize = 0;
+  /** Chunks added and ids deleted by the log's records: what the next open would replay. */
+  #logChunks = 0;
+  /** The snapshot read at open is in an older format: it is written again on close, even unchanged. */
+  #outdated = false;
   /** Whether anything was written since the last snapshot (closing an unchanged collection writes nothing). */
   #changed = false;
   /** Ids whose write is in flight or whose outcome is not yet known: kept out of results. */
@@ -338,9 +359,14 @@ export class Collection extends CollectionBase {
   }
 
   // Logless, the snapshot is the only record, taken even with writes unsettled: their ids are in
-  // neither side of it (a store that keeps nothing loses them with the process anyway).
+  // neither side of it (a store that keeps nothing loses them with the process anyway). With a log,
+  // a short one is left for the next open to replay: that costs less than rewriting the whole
+  // snapshot now (a few chunks added to a large collection would otherwise rewrite all of it).
   protected snapshotsOnClose(): boolean {
-    return this.#changed && (this.#hidden.size === 0 || this.#logless);
+    if (!this.#changed) return false;
+    if (this.#logless) return true;
+    if (this.#hidden.size > 0) return false;
+    return this.#outdated || this.#logChunks > Math.max(CLOSE_REPLAY_CHUNKS, this.size / 100);
   }
 
   // --- writing -------------------------------------------------------------------------------
@@ -353,6 +379,7 @@ export class Collection extends CollectionBase {
     if (record.t === 'intent' && this.#keepsVectors) return;
     await this.storage.appendLog(encodeRecord(record));
     this.#logSize++;
+    this.#logChunks += loggedChunks(record);
   }
 
   #hide(ids: readonly string[]): void {
@@ -432,6 +459,8 @@ export class Collection extends CollectionBase {
     blobs.set('state', encoder.encode(JSON.stringify(state)));
     await this.storage.commitSnapshot(blobs);
     this.#logSize = 0;
+    this.#logChunks = 0;
+    this.#outdated = false;
     this.#changed = false;
   }
 
@@ -499,24 +528,34 @@ export class Collection extends CollectionBase {
     const stored = this.#keepsVectors ? 0 : await this.store.count(signal ? { signal } : {});
     // Core's empty store takes its saved vectors straight into its scan memory, with no second copy.
     const store = this.store;
-    const snapshot = await this.storage.readSnapshot(
-      store instanceof InMemoryVectorStore && (await store.count()) === 0
+    const intoStore = store instanceof InMemoryVectorStore && (await store.count()) === 0;
+    // The chunk table decoded as it is read (a storage that reads in pieces never holds it whole).
+    let chunkTable: ChunkTableReader | undefined;
+    const snapshot = await this.storage.readSnapshot({
+      ...(intoStore
         ? {
-            into: (key, byteLength) =>
+            into: (key: string, byteLength: number) =>
               key === 'vector-arena' ? store.arenaImageTarget(byteLength) : undefined,
           }
-        : undefined,
-    );
+        : {}),
+      pieces: (key, byteLength) => {
+        if (key !== 'chunks') return undefined;
+        const reader = new ChunkTableReader(this.storage.location, byteLength);
+        chunkTable = reader;
+        return (piece) => reader.push(piece);
+      },
+    });
     const warnings: Warning[] = this.#restoreWarnings;
     let restored = 0;
-    if (snapshot !== undefined) restored = await this.#loadSnapshot(snapshot);
+    if (snapshot !== undefined) restored = await this.#loadSnapshot(snapshot, chunkTable);
     // A snapshot in an older format is written again on close, so the next open reads the current one.
-    if (this.storage.outdated === true) this.#changed = true;
+    if (this.storage.outdated === true) this.#changed = this.#outdated = true;
     const open = new Map<number, string[]>();
     for (const bytes of await this.storage.readLog()) {
       const record = decodeRecord(bytes, this.storage.location);
       this.#seq = Math.max(this.#seq, record.seq);
       this.#logSize++;
+      this.#logChunks += loggedChunks(record);
       this.#changed = true;
       if (record.t === 'intent') open.set(record.seq, record.ids);
       else if (record.t === 'add') {
@@ -581,7 +620,7 @@ export class Collection extends CollectionBase {
     return done;
   }
 
-  async #loadSnapshot(snapshot: Map<string, Uint8Array>): Promise<number> {
+  async #loadSnapshot(snapshot: Map<string, Uint8Array>, chunkTable?: ChunkTableReader): Promise<number> {
     const location = this.storage.location;
     const text = (key: string): string => {
       const bytes = snapshot.get(key);
@@ -599,7 +638,7 @@ export class Collection extends CollectionBase {
     }
     if (
       state?.format !== STATE_FORMAT ||
-      (state.version !== STATE_VERSION && state.version !== 2 && state.version !== 1)
+      (state.version !== STATE_VERSION && state.version !== 3 && state.version !== 2 && state.version !== 1)
     ) {
       throw new IndexFormatError({
         message: `Not a Zerda collection of version 1 to ${STATE_VERSION}${state?.format === STATE_FORMAT ? ` (it is version ${String(state.version)}, written by another version of Zerda)` : ''}`,
@@ -630,12 +669,18 @@ export class Collection extends CollectionBase {
       }
     } else {
       const table = snapshot.get('chunks');
-      if (table === undefined)
+      if (table === undefined && chunkTable === undefined)
         throw new IndexFormatError({ message: "The collection snapshot has no 'chunks'", path: location });
-      // Validated when they were added; the table's reader checks its structure, the storage its bytes.
-      chunks = decodeChunkTable(table, location);
+      // Validated when they were added; the table's reader checks its structure, the storage its
+      // bytes. A table of version 2 takes the index's ids (in slot order, the order it was saved in).
+      const ids = (version: number) =>
+        version === CHUNK_TABLE_VERSION ? [...index.documentIds()] : undefined;
+      chunks =
+        table !== undefined
+          ? decodeChunkTable(table, location, ids(chunkTableVersion(table, location)))
+          : (chunkTable as ChunkTableReader).finish(ids((chunkTable as ChunkTableReader).version));
     }
-    if (state.version !== STATE_VERSION) this.#changed = true;
+    if (state.version !== STATE_VERSION) this.#changed = this.#outdated = true;
     this.#keyword = KeywordRetriever.fromParts(index, chunks);
     this.#retrievers = this.#makeRetrievers();
     if (this.#keepsVectors && chunks.length > 0 && !state.vectors) {

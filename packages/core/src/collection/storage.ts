@@ -51,6 +51,13 @@ export interface CollectionStorage {
 export interface SnapshotReadOptions {
   /** The buffer a blob is read into (`byteLength` bytes), or undefined for a new one. */
   into?: (key: string, byteLength: number) => Uint8Array | undefined;
+  /**
+   * Per blob, a consumer that takes its bytes in pieces, in order, rather than whole (undefined:
+   * whole): each piece only during the call, its memory read into again after. A blob given to a
+   * consumer is left out of the returned map; its checksum is still checked, after its last piece.
+   * A storage may ignore this and return every blob whole.
+   */
+  pieces?: (key: string, byteLength: number) => ((piece: Uint8Array) => void) | undefined;
 }
 
 /** The buffer for a blob: the one `into` names when it has the blob's length, else a new one. */

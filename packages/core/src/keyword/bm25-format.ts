@@ -6,11 +6,13 @@ import { BLOCK_SHIFT, BLOCK_SIZE } from './segment.js';
 const littleEndian = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
 /**
- * The on-disk form of a BM25 index (format version 2): a magic number, the version, a JSON header
+ * The on-disk form of a BM25 index (format version 3): a magic number, the version, a JSON header
  * describing typed sections, the sections (8-byte aligned, little-endian), and a CRC-32 of all
  * preceding bytes. Readers refuse anything that does not check out, with the reason. Version 2
  * adds the postings' block-max metadata (see `PostingBlocks`), so that opening an index adopts it
- * instead of recomputing it from every posting; version 1 files (without it) are still read.
+ * instead of recomputing it from every posting; version 3 adds each block's exact bound at the
+ * average length it was built with (`blockMinNormPerTf`, and `blockPerLength` in the header).
+ * Version 1 and 2 files are still read (with the bounds rebuilt, or loose, respectively).
  */
 export interface BM25Snapshot {
   analyzer: string;
@@ -31,14 +33,18 @@ export interface BM25Snapshot {
   blockLastDoc?: Uint32Array;
   blockMaxTf?: Uint16Array;
   blockMinLengthPerTf?: Float32Array;
+  /** Exact block bounds at `blockPerLength` (absent before version 3: the loose bound is used). */
+  blockMinNormPerTf?: Float32Array;
+  blockPerLength?: number;
 }
 
 const MAGIC = Uint8Array.from([0x5a, 0x45, 0x52, 0x44, 0x41, 0x42, 0x4d, 0x32]); // "ZERDABM2"
-export const BM25_FORMAT_VERSION = 2;
+export const BM25_FORMAT_VERSION = 3;
 /** Versions this reader accepts. */
-const READABLE_VERSIONS = [1, 2];
+const READABLE_VERSIONS = [1, 2, 3];
+type FormatVersion = 1 | 2 | 3;
 
-type SectionName = Exclude<keyof BM25Snapshot, 'analyzer' | 'k1' | 'b'>;
+type SectionName = Exclude<keyof BM25Snapshot, 'analyzer' | 'k1' | 'b' | 'blockPerLength'>;
 type SectionKind = 'json' | 'u32' | 'u16' | 'f32';
 const SECTIONS_V1: Array<{ name: SectionName; kind: SectionKind }> = [
   { name: 'ids', kind: 'json' },
@@ -59,7 +65,12 @@ const SECTIONS_V2: Array<{ name: SectionName; kind: SectionKind }> = [
   { name: 'blockMaxTf', kind: 'u16' },
   { name: 'blockMinLengthPerTf', kind: 'f32' },
 ];
-const sectionsOf = (version: number) => (version === 1 ? SECTIONS_V1 : SECTIONS_V2);
+const SECTIONS_V3: Array<{ name: SectionName; kind: SectionKind }> = [
+  ...SECTIONS_V2,
+  { name: 'blockMinNormPerTf', kind: 'f32' },
+];
+const sectionsOf = (version: number) =>
+  version === 1 ? SECTIONS_V1 : version === 2 ? SECTIONS_V2 : SECTIONS_V3;
 const ELEMENT_BYTES = { u32: 4, u16: 2, f32: 4 } as const;
 
 interface Header {
@@ -67,13 +78,18 @@ interface Header {
   analyzer: string;
   k1: number;
   b: number;
+  /** Version 3: the norm's factor per unit of length the exact block bounds were taken at. */
+  blockPerLength?: number;
   sections: Array<{ name: string; offset: number; byteLength: number }>;
 }
 
 const align8 = (n: number) => (n + 7) & ~7;
 
-/** Writes the current version (`version: 1`, without block metadata, exists for tests of old files). */
-export function encodeSnapshot(snapshot: BM25Snapshot, version: 1 | 2 = BM25_FORMAT_VERSION): Uint8Array {
+/** Writes the current version (older versions exist for tests of old files). */
+export function encodeSnapshot(
+  snapshot: BM25Snapshot,
+  version: FormatVersion = BM25_FORMAT_VERSION,
+): Uint8Array {
   if (!littleEndian) throw new IndexFormatError({ message: 'Saving indexes needs a little-endian machine' });
   const encoder = new TextEncoder();
   const layout = sectionsOf(version);
@@ -97,6 +113,7 @@ export function encodeSnapshot(snapshot: BM25Snapshot, version: 1 | 2 = BM25_FOR
     analyzer: snapshot.analyzer,
     k1: snapshot.k1,
     b: snapshot.b,
+    ...(version >= 3 ? { blockPerLength: snapshot.blockPerLength ?? 0 } : {}),
     sections,
   };
   const headerBytes = encoder.encode(JSON.stringify(header));
@@ -137,7 +154,9 @@ export function decodeSnapshot(bytes: Uint8Array, path?: string, options: Decode
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const version = view.getUint32(8, true);
   if (!READABLE_VERSIONS.includes(version)) {
-    fail(`format version ${version}, this Zerda reads versions ${READABLE_VERSIONS.join(' and ')}`);
+    fail(
+      `format version ${version}, this Zerda reads versions ${READABLE_VERSIONS.slice(0, -1).join(', ')} and ${READABLE_VERSIONS.at(-1)}`,
+    );
   }
   const storedCrc = view.getUint32(bytes.byteLength - 4, true);
   if (options.verified !== true && crc32(bytes.subarray(0, bytes.byteLength - 4)) !== storedCrc)
@@ -188,6 +207,7 @@ export function decodeSnapshot(bytes: Uint8Array, path?: string, options: Decode
     }
   }
   const snapshot = { analyzer: header.analyzer, k1: header.k1, b: header.b, ...decoded } as BM25Snapshot;
+  if (version >= 3) snapshot.blockPerLength = header.blockPerLength as number;
   validateSnapshot(snapshot, fail);
   return snapshot;
 }
@@ -256,9 +276,16 @@ function validateBlocks(s: BM25Snapshot, fail: (message: string) => never): void
   if (
     blockLastDoc.length !== blockCount ||
     blockMaxTf.length !== blockCount ||
-    blockMinLengthPerTf.length !== blockCount
+    blockMinLengthPerTf.length !== blockCount ||
+    (s.blockMinNormPerTf !== undefined && s.blockMinNormPerTf.length !== blockCount)
   ) {
     fail('block metadata does not match the block offsets');
+  }
+  if (
+    s.blockMinNormPerTf !== undefined &&
+    (typeof s.blockPerLength !== 'number' || !(s.blockPerLength >= 0) || !Number.isFinite(s.blockPerLength))
+  ) {
+    fail('the exact block bounds have no valid length factor');
   }
   const documents = s.ids.length;
   for (let block = 0; block < blockCount; block++) {

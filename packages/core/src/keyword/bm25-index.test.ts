@@ -233,27 +233,40 @@ describe('BM25Index', () => {
       expect(loaded.search('brandnew', 5)[0]?.id).toBe('new');
     });
 
-    it('saves block metadata (version 2), reads version 1 files, and saves an unchanged index byte for byte', () => {
+    it('saves block metadata with exact bounds (version 3), reads version 1 and 2 files, and saves an unchanged index byte for byte', () => {
       const index = build();
       const bytes = index.serialize();
       expect(new DataView(bytes.buffer).getUint32(8, true)).toBe(BM25_FORMAT_VERSION);
-      expect(BM25_FORMAT_VERSION).toBe(2);
+      expect(BM25_FORMAT_VERSION).toBe(3);
       const snapshot = decodeSnapshot(bytes);
       expect(snapshot.blockFirst?.length).toBe(snapshot.termStart.length);
+      expect(snapshot.blockMinNormPerTf?.length).toBe(snapshot.blockMaxTf?.length);
+      // Taken at the saved index's average length.
+      const averageLength = snapshot.lengths.reduce((sum, length) => sum + length, 0) / snapshot.ids.length;
+      expect(snapshot.blockPerLength).toBeCloseTo((index.k1 * index.b) / averageLength, 12);
+      // Version 2: block sections without the exact bounds, which the reader takes as loose ones.
+      const version2 = encodeSnapshot(snapshot, 2);
+      expect(new DataView(version2.buffer).getUint32(8, true)).toBe(2);
+      expect(decodeSnapshot(version2).blockMinNormPerTf).toBeUndefined();
+      const fromVersion2File = BM25Index.deserialize(version2, { analyzer: whitespace });
+      const resavedVersion2 = decodeSnapshot(fromVersion2File.serialize());
+      expect(resavedVersion2.blockPerLength).toBe(0);
+      expect(resavedVersion2.postDocs).toEqual(snapshot.postDocs);
       // The same index in the previous format: no block sections, the reader rebuilds them.
       const version1 = encodeSnapshot(snapshot, 1);
       expect(new DataView(version1.buffer).getUint32(8, true)).toBe(1);
       expect(decodeSnapshot(version1).blockFirst).toBeUndefined();
       expect(version1.length).toBeLessThan(bytes.length);
-      const fromVersion2 = BM25Index.deserialize(bytes, { analyzer: whitespace });
+      const fromVersion3 = BM25Index.deserialize(bytes, { analyzer: whitespace });
       const fromVersion1 = BM25Index.deserialize(version1, { analyzer: whitespace });
       for (const query of [...queries(21, 40), 'replaced']) {
         const expected = index.search(query, 10);
-        expect(fromVersion2.search(query, 10)).toEqual(expected);
+        expect(fromVersion3.search(query, 10)).toEqual(expected);
         expect(fromVersion1.search(query, 10)).toEqual(expected);
+        expect(fromVersion2File.search(query, 10)).toEqual(expected);
       }
-      // Opened and saved unchanged, in either version: the same bytes as the original save.
-      expect(fromVersion2.serialize()).toEqual(bytes);
+      // Opened and saved unchanged (version 1 rebuilds the same blocks): the original bytes.
+      expect(fromVersion3.serialize()).toEqual(bytes);
       expect(fromVersion1.serialize()).toEqual(bytes);
     });
 
@@ -314,6 +327,18 @@ describe('BM25Index', () => {
         ],
         [
           tamper((s) => {
+            s.blockMinNormPerTf = (s.blockMinNormPerTf as Float32Array).slice(1);
+          }),
+          /block metadata does not match/,
+        ],
+        [
+          tamper((s) => {
+            s.blockPerLength = -1;
+          }),
+          /exact block bounds have no valid length factor/,
+        ],
+        [
+          tamper((s) => {
             (s.blockLastDoc as Uint32Array)[0] = s.ids.length;
           }),
           /block documents out of range/,
@@ -332,8 +357,8 @@ describe('BM25Index', () => {
         ],
       ];
       const future = bytes.slice();
-      new DataView(future.buffer).setUint32(8, 3, true);
-      cases.push([future, /format version 3, this Zerda reads versions 1 and 2/]);
+      new DataView(future.buffer).setUint32(8, 4, true);
+      cases.push([future, /format version 4, this Zerda reads versions 1, 2 and 3/]);
       for (const [broken, pattern] of cases) {
         expect(() => BM25Index.deserialize(broken, { analyzer: whitespace, path: 'x.bin' })).toThrow(pattern);
         try {

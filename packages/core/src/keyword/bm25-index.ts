@@ -12,6 +12,7 @@ import {
   findSegment,
   forwardIndex,
   mergeSegments,
+  type NormParts,
   type PostingBlocks,
   type Segment,
 } from './segment.js';
@@ -127,6 +128,15 @@ export class BM25Index {
   }
 
   /**
+   * The slot a document is kept in, or undefined. An index read by `deserialize` and not written
+   * since has its documents in slots 0 .. size-1, in `documentIds()` order, which lets a caller
+   * find its own per-document data by this map rather than keep a second one.
+   */
+  slot(id: string): number | undefined {
+    return this.slotOf.get(id);
+  }
+
+  /**
    * Adds documents, replacing any with the same id. The batch is validated first (ids, texts,
    * duplicates within the batch): a bad batch throws ChunkValidationError and changes nothing.
    */
@@ -165,6 +175,7 @@ export class BM25Index {
       this.lengths,
       // Already sized to the vocabulary by termId.
       { documentFrequency: this.documentFrequency, maxTf: this.maxTf, minLength: this.minLength },
+      this.normParts(),
     );
     this.segments.push(segment);
     this.mergeTail();
@@ -216,7 +227,13 @@ export class BM25Index {
       this.slotOf.set(id, next);
       next++;
     }
-    const merged = mergeSegments(this.segments, (doc) => this.ids[doc] !== undefined, lengths, renumber);
+    const merged = mergeSegments(
+      this.segments,
+      (doc) => this.ids[doc] !== undefined,
+      lengths,
+      this.normParts(),
+      renumber,
+    );
     this.segments = merged.docCount > 0 ? [merged] : [];
     this.ids = ids;
     this.lengths = lengths;
@@ -289,6 +306,12 @@ export class BM25Index {
         segment.fwdStart,
         // Absent on a loaded segment until a removal builds it.
         segment.fwdTerms,
+        segment.blocks.first,
+        segment.blocks.lastDoc,
+        segment.blocks.maxTf,
+        segment.blocks.minLengthPerTf,
+        segment.blocks.minNormPerTf,
+        segment.blocks.factors,
       ]) {
         arrayBytes += array?.byteLength ?? 0;
       }
@@ -359,13 +382,26 @@ export class BM25Index {
       only && this.segments.length === 1 && this.liveCount === this.slotCount
         ? only
         : this.segments.length > 0
-          ? mergeSegments(this.segments, (doc) => this.ids[doc] !== undefined, lengths, renumber, false)
+          ? mergeSegments(
+              this.segments,
+              (doc) => this.ids[doc] !== undefined,
+              lengths,
+              this.normParts(),
+              renumber,
+              false,
+            )
           : {
               terms: new Uint32Array(0),
               termStart: new Uint32Array(1),
               postDocs: new Uint32Array(0),
               postTfs: new Uint16Array(0),
-              blocks: buildBlocks(new Uint32Array(1), new Uint32Array(0), new Uint16Array(0), lengths),
+              blocks: buildBlocks(
+                new Uint32Array(1),
+                new Uint32Array(0),
+                new Uint16Array(0),
+                lengths,
+                this.normParts(),
+              ),
             };
     const termCount = this.terms.length;
     return {
@@ -386,6 +422,8 @@ export class BM25Index {
       blockLastDoc: merged.blocks.lastDoc,
       blockMaxTf: merged.blocks.maxTf,
       blockMinLengthPerTf: merged.blocks.minLengthPerTf,
+      blockMinNormPerTf: merged.blocks.minNormPerTf,
+      blockPerLength: merged.blocks.builtPerLength,
     };
   }
 
@@ -418,7 +456,9 @@ export class BM25Index {
           termStart,
           postDocs,
           postTfs,
-          blocks: restoredBlocks(snapshot) ?? buildBlocks(termStart, postDocs, postTfs, this.lengths),
+          blocks:
+            restoredBlocks(snapshot) ??
+            buildBlocks(termStart, postDocs, postTfs, this.lengths, this.normParts()),
         },
       ];
     }
@@ -466,7 +506,7 @@ export class BM25Index {
     if (this.normsDirty) {
       // Recomputed once per write, not per query: norms depend on the average length.
       const { k1, b, lengths, norms, ids } = this;
-      const averageLength = this.totalLength / this.liveCount || 1;
+      const averageLength = this.averageLength();
       for (let slot = 0; slot < this.slotCount; slot++) {
         // A removed document's norm is infinite, so its postings contribute exactly 0.
         norms[slot] =
@@ -485,6 +525,16 @@ export class BM25Index {
       };
     }
     return this.view as ScoringView;
+  }
+
+  /** The live documents' average length (1 for an empty index, whose norms nothing reads). */
+  private averageLength(): number {
+    return this.totalLength / this.liveCount || 1;
+  }
+
+  /** The norm's parts at the current average length, which new blocks take their exact bounds at. */
+  private normParts(): NormParts {
+    return { lengthFree: this.k1 * (1 - this.b), perLength: (this.k1 * this.b) / this.averageLength() };
   }
 
   /** Appends the term ids of a text as document `doc` of `batch`, adding new terms to the vocabulary. */
@@ -566,21 +616,42 @@ export class BM25Index {
       )
         run++;
       if (run < MERGE_FACTOR) return;
-      const merged = mergeSegments(segments.slice(-run), (doc) => this.ids[doc] !== undefined, this.lengths);
+      const merged = mergeSegments(
+        segments.slice(-run),
+        (doc) => this.ids[doc] !== undefined,
+        this.lengths,
+        this.normParts(),
+      );
       segments.splice(segments.length - run, run, merged);
     }
   }
 }
 
-/** The saved block metadata (format version 2), or undefined for a version 1 file. */
+/**
+ * The saved block metadata, or undefined for a version 1 file. A version 2 file has no exact
+ * bounds: its blocks get the loose bound's value at perLength 0 (lengthFree / maxTf), which
+ * `blockFactors` then turns into exactly the loose bound at any average length.
+ */
 function restoredBlocks(snapshot: BM25Snapshot): PostingBlocks | undefined {
   const { blockFirst, blockLastDoc, blockMaxTf, blockMinLengthPerTf } = snapshot;
   if (!blockFirst || !blockLastDoc || !blockMaxTf || !blockMinLengthPerTf) return undefined;
+  let minNormPerTf = snapshot.blockMinNormPerTf;
+  let builtPerLength = snapshot.blockPerLength ?? 0;
+  if (minNormPerTf === undefined) {
+    const lengthFree = snapshot.k1 * (1 - snapshot.b);
+    minNormPerTf = new Float32Array(blockMaxTf.length);
+    for (let b = 0; b < blockMaxTf.length; b++) {
+      minNormPerTf[b] = Math.fround((lengthFree / (blockMaxTf[b] as number)) * (1 - 1e-6));
+    }
+    builtPerLength = 0;
+  }
   return {
     first: blockFirst,
     lastDoc: blockLastDoc,
     maxTf: blockMaxTf,
     minLengthPerTf: blockMinLengthPerTf,
+    minNormPerTf,
+    builtPerLength,
     factors: new Float32Array(blockLastDoc.length),
     factorsLengthFree: Number.NaN,
     factorsPerLength: Number.NaN,

@@ -6,6 +6,7 @@ import { ChunkValidationError, IndexFormatError, InvalidArgumentError } from '..
 import type { FilterInput } from '../filter/index.js';
 import type { Chunk } from '../model/index.js';
 import type { Analyzer } from '../text/index.js';
+import { BM25Index } from './bm25-index.js';
 import { loadKeywordRetriever, saveBM25Index, saveKeywordRetriever } from './keyword-files.js';
 import { KeywordRetriever } from './keyword-retriever.js';
 
@@ -247,8 +248,68 @@ describe('KeywordRetriever.fromParts', () => {
     const index = retriever.index;
     const a = { id: 'a', text: 'solar panels' };
     expect(KeywordRetriever.fromParts(index, [a, { id: 'b', text: 'wind farms' }]).size).toBe(2);
-    for (const chunks of [[a, a], [a], [a, { id: 'c', text: 'x' }]]) {
+    // Out of the index's order: matched id by id instead, and still the same chunks.
+    const reordered = KeywordRetriever.fromParts(index, [{ id: 'b', text: 'wind farms' }, a]);
+    expect(reordered.get('a')).toBe(a);
+    expect([...reordered.chunks()].map((chunk) => chunk.id)).toEqual(['a', 'b']);
+    for (const chunks of [
+      [a, a],
+      [a],
+      [a, { id: 'c', text: 'x' }],
+      [
+        { id: 'b', text: 'x' },
+        { id: 'b', text: 'y' },
+      ],
+    ]) {
       expect(() => KeywordRetriever.fromParts(index, chunks, {}, 'table.bin')).toThrow(IndexFormatError);
     }
+  });
+});
+
+describe('KeywordRetriever.fromParts over a read index', () => {
+  const corpus: Chunk[] = [
+    { id: 'a', text: 'solar panels on roofs', metadata: { year: 2020 } },
+    { id: 'b', text: 'wind farms at sea', metadata: { year: 2021 } },
+    { id: 'c', text: 'solar farms in deserts', metadata: { year: 2022 } },
+    { id: 'd', text: 'river water turbines', metadata: { year: 2023 } },
+  ];
+
+  it('serves chunks by the index own slots, then takes writes as a retriever built by add', async () => {
+    const built = new KeywordRetriever({ analyzer: whitespace });
+    built.add(corpus);
+    const index = BM25Index.deserialize(built.index.serialize(), { analyzer: whitespace });
+    const chunks = corpus.map((chunk) => ({ ...chunk }));
+    const restored = KeywordRetriever.fromParts(index, chunks);
+    expect(restored.size).toBe(4);
+    expect(restored.get('c')).toBe(chunks[2]);
+    expect(restored.get('zz')).toBeUndefined();
+    expect([...restored.chunks()]).toEqual(corpus);
+    const filtered = await restored.retrieve('solar', { k: 5, filter: { year: { $gte: 2021 } } });
+    expect(filtered.hits.map((hit) => hit.chunk)).toEqual([corpus[2]]);
+    // Writes after the restore: the same results as the retriever that was built by add.
+    for (const retriever of [built, restored]) {
+      retriever.remove(['a']);
+      retriever.add([{ id: 'e', text: 'solar roofs again' }]);
+    }
+    expect(restored.size).toBe(4);
+    expect(restored.get('a')).toBeUndefined();
+    expect(restored.get('e')?.text).toBe('solar roofs again');
+    expect([...restored.chunks()]).toEqual([...built.chunks()]);
+    const after = await restored.retrieve('solar roofs', { k: 5 });
+    const expected = await built.retrieve('solar roofs', { k: 5 });
+    expect(after.hits.map((hit) => [hit.chunk.id, hit.score])).toEqual(
+      expected.hits.map((hit) => [hit.chunk.id, hit.score]),
+    );
+  });
+
+  it('finds the chunks of a live index whose slots have gaps (removed documents)', () => {
+    const built = new KeywordRetriever({ analyzer: whitespace });
+    built.add(corpus);
+    built.remove(['a']);
+    const chunks = [...built.chunks()].map((chunk) => ({ ...chunk }));
+    const retriever = KeywordRetriever.fromParts(built.index, chunks);
+    expect(retriever.get('b')).toBe(chunks[0]);
+    expect(retriever.get('d')).toBe(chunks[2]);
+    expect(retriever.get('a')).toBeUndefined();
   });
 });

@@ -24,7 +24,14 @@ export interface KeywordRetrieverOptions extends BaseRetrieverOptions, BM25Optio
 export class KeywordRetriever extends BaseRetriever {
   readonly name: string;
   readonly index: BM25Index;
-  private readonly byId = new Map<string, Chunk>();
+  /** The chunks by id; undefined while `inSlots` serves instead. */
+  private byId: Map<string, Chunk> | undefined = new Map();
+  /**
+   * After `fromParts` with chunks in the order of an index whose documents fill slots 0 .. n-1 (a
+   * collection's saved state), until the first write: the chunk of slot i at i, found through the
+   * index's own id map rather than a second map of every id built on open.
+   */
+  private inSlots: Chunk[] | undefined;
 
   /** BM25 scores are >= 0 (hits carry them divided by the query's best, in (0, 1]). */
   override get scoreLowerBound(): number {
@@ -39,11 +46,27 @@ export class KeywordRetriever extends BaseRetriever {
 
   /** Number of chunks indexed. */
   get size(): number {
-    return this.byId.size;
+    return this.inSlots?.length ?? (this.byId as Map<string, Chunk>).size;
   }
 
   get(id: string): Chunk | undefined {
-    return this.byId.get(id);
+    const inSlots = this.inSlots;
+    if (inSlots === undefined) return (this.byId as Map<string, Chunk>).get(id);
+    const slot = this.index.slot(id);
+    const chunk = slot === undefined ? undefined : inSlots[slot];
+    // Checked, should the index have been changed behind this retriever's back.
+    return chunk?.id === id ? chunk : undefined;
+  }
+
+  /** The map by id, built from the slots on the first write after `fromParts`. */
+  private chunksById(): Map<string, Chunk> {
+    if (this.byId === undefined) {
+      const byId = new Map<string, Chunk>();
+      for (const chunk of this.inSlots as Chunk[]) byId.set(chunk.id, chunk);
+      this.byId = byId;
+      this.inSlots = undefined;
+    }
+    return this.byId;
   }
 
   /**
@@ -52,20 +75,22 @@ export class KeywordRetriever extends BaseRetriever {
    */
   add(chunks: Iterable<unknown>): void {
     const batch = normalizeChunks(chunks);
+    const byId = this.chunksById();
     this.index.add(batch);
-    for (const chunk of batch) this.byId.set(chunk.id, chunk);
+    for (const chunk of batch) byId.set(chunk.id, chunk);
   }
 
   /** Every chunk, in insertion order (so a MetadataRetriever can use this as its source). */
   *chunks(): IterableIterator<Chunk> {
-    for (const id of this.index.documentIds()) yield this.byId.get(id) as Chunk;
+    for (const id of this.index.documentIds()) yield this.get(id) as Chunk;
   }
 
   /** Removes chunks by id; returns how many there were. */
   remove(ids: Iterable<string>): number {
     const list = idList(ids);
+    const byId = this.chunksById();
     const removed = this.index.remove(list);
-    for (const id of list) this.byId.delete(id);
+    for (const id of list) byId.delete(id);
     return removed;
   }
 
@@ -75,15 +100,14 @@ export class KeywordRetriever extends BaseRetriever {
     options: RetrieveChunksOptions,
   ): Promise<RetrievedChunks> {
     const matches = options.filter === undefined ? undefined : compileFilter(parseFilter(options.filter));
-    const chunks = this.byId;
     const { hits, matched } = this.index.searchWithCount(query, k, {
-      accept: matches ? (id) => matches(chunks.get(id) as Chunk) : undefined,
+      accept: matches ? (id) => matches(this.get(id) as Chunk) : undefined,
     });
     const top = hits[0]?.score ?? 1;
     const scored = hits.map(({ id, score }, index): ScoredChunk => {
       const normalised = score / top;
       return {
-        chunk: chunks.get(id) as Chunk,
+        chunk: this.get(id) as Chunk,
         score: normalised,
         rank: index + 1,
         retriever: this.name,
@@ -119,16 +143,38 @@ export class KeywordRetriever extends BaseRetriever {
     chunksPath: string,
     options: Omit<KeywordRetrieverOptions, 'k1' | 'b'>,
   ): KeywordRetriever {
-    if (chunks.length !== index.size || chunks.some((chunk) => !index.has(chunk.id))) {
+    if (chunks.length !== index.size) {
+      throw new IndexFormatError({
+        message: 'The chunks file does not match the index file',
+        path: chunksPath,
+      });
+    }
+    // Chunks in the index's own order (as a collection saves them) match its ids one by one, which
+    // proves them the same set with no lookup; otherwise each id is looked up.
+    let position = 0;
+    for (const id of index.documentIds()) {
+      if ((chunks[position] as Chunk).id !== id) break;
+      position++;
+    }
+    const inOrder = position === chunks.length;
+    if (!inOrder && chunks.some((chunk) => !index.has(chunk.id))) {
       throw new IndexFormatError({
         message: 'The chunks file does not match the index file',
         path: chunksPath,
       });
     }
     const retriever = new KeywordRetriever({ ...options, index });
-    for (const chunk of chunks) retriever.byId.set(chunk.id, chunk);
+    const last = chunks[chunks.length - 1];
+    // In increasing slot order, n documents whose last is in slot n-1 fill slots 0 .. n-1.
+    if (inOrder && last !== undefined && index.slot(last.id) === chunks.length - 1) {
+      retriever.byId = undefined;
+      retriever.inSlots = chunks.slice();
+      return retriever;
+    }
+    const byId = retriever.chunksById();
+    for (const chunk of chunks) byId.set(chunk.id, chunk);
     // As many chunks as documents, each in the index, and none twice: the same ids.
-    if (retriever.byId.size !== index.size) {
+    if (!inOrder && byId.size !== index.size) {
       throw new IndexFormatError({ message: 'The chunks file names a chunk twice', path: chunksPath });
     }
     return retriever;

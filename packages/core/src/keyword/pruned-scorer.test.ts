@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Analyzer } from '../text/index.js';
 import { seededRandom as random } from '../vector/__tests__/clustered-data.js';
 import { BM25Index } from './bm25-index.js';
+import { BLOCK_SIZE, blockFactors, buildBlocks } from './segment.js';
 
 const whitespace: Analyzer = { name: 'test-whitespace', analyze: (text) => text.split(' ') };
 
@@ -77,5 +78,68 @@ describe('pruned BM25 scoring over many windows', () => {
         .slice(0, 10);
       expect(filtered).toEqual(expected);
     }
+  });
+
+  it('stays exact when the average length drifts either way from the one the blocks were built at', () => {
+    // Short documents first, then long ones (the average grows: later perLength below the
+    // first segments' build value), then short ones again (it shrinks below the middle ones').
+    const lengthened = documents.map((d, i) =>
+      i >= 4_000 && i < 8_000 ? { id: d.id, text: `${d.text} ${d.text} ${d.text}` } : d,
+    );
+    const index = new BM25Index({ analyzer: whitespace });
+    for (let i = 0; i < lengthened.length; i += 2_000) index.add(lengthened.slice(i, i + 2_000));
+    index.remove(
+      lengthened.filter((_, i) => i % 5 === 1 && i < 6_000).map((d) => d.id),
+      { compact: false },
+    );
+    for (const k of [1, 10]) {
+      for (const query of queries(25, 60)) {
+        expect(index.search(query, k)).toEqual(index.search(query, k, { exhaustive: true }));
+      }
+    }
+    // Saved and opened (one merged segment, exact bounds at the saved average), then drifted.
+    const loaded = BM25Index.deserialize(index.serialize(), { analyzer: whitespace });
+    loaded.add(documents.slice(0, 3_000).map((d) => ({ id: `again-${d.id}`, text: d.text })));
+    for (const query of queries(26, 60)) {
+      expect(loaded.search(query, 10)).toEqual(loaded.search(query, 10, { exhaustive: true }));
+    }
+  });
+
+  it('bounds every posting of a block at any average length, and tighter than maxTf and min length/tf apart', () => {
+    const next = random(27);
+    const postings = 40 * BLOCK_SIZE;
+    const lengths = Uint32Array.from({ length: postings }, () => 1 + Math.floor(next() * 400));
+    const postDocs = Uint32Array.from({ length: postings }, (_, i) => i);
+    // High tfs in long documents and low ones in short documents: the loose bound's worst case.
+    const postTfs = Uint16Array.from(lengths, (length) => 1 + Math.floor((length / 400) * 30 * next()));
+    const termStart = Uint32Array.from([0, postings]);
+    const k1 = 1.2;
+    const b = 0.75;
+    const lengthFree = k1 * (1 - b);
+    const blocks = buildBlocks(termStart, postDocs, postTfs, lengths, {
+      lengthFree,
+      perLength: (k1 * b) / 150,
+    });
+    let tighter = 0;
+    for (const averageLength of [40, 100, 149, 150, 151, 220, 600]) {
+      const perLength = (k1 * b) / averageLength;
+      const factors = blockFactors(blocks, lengthFree, perLength).slice();
+      for (let block = 0; block < factors.length; block++) {
+        let largest = 0;
+        for (let p = block * BLOCK_SIZE; p < (block + 1) * BLOCK_SIZE; p++) {
+          const tf = postTfs[p] as number;
+          largest = Math.max(largest, tf / (tf + lengthFree + perLength * (lengths[p] as number)));
+        }
+        expect(factors[block] as number).toBeGreaterThanOrEqual(largest);
+        const loose =
+          1 /
+          (1 +
+            lengthFree / (blocks.maxTf[block] as number) +
+            perLength * (blocks.minLengthPerTf[block] as number));
+        if ((factors[block] as number) < loose * 0.99) tighter++;
+      }
+    }
+    // At and near the build's average the exact bound is far below the loose one for most blocks.
+    expect(tighter).toBeGreaterThan(100);
   });
 });

@@ -33,9 +33,15 @@ export const BLOCK_SIZE = 1 << BLOCK_SHIFT;
  * Per block of BLOCK_SIZE consecutive postings of a term (block j of terms[i] covers postings
  * termStart[i] + j * BLOCK_SIZE onwards, and is block number first[i] + j): its last document and
  * what bounds its BM25 contributions whatever the average length becomes. A contribution is
- * weight / (1 + k1 (1 - b) / tf + (k1 b / avgdl) * length / tf), so the largest tf and the
- * smallest length / tf of the block bound it from above. Derived from postings and lengths;
- * saved with them (format version 2) so that opening an index need not recompute it.
+ * weight / (1 + (lengthFree + perLength * length) / tf), where perLength = k1 b / avgdl moves with
+ * every write. Two bounds on the smallest (lengthFree + perLength * length) / tf of a block:
+ * - loose, at any perLength: lengthFree / maxTf + perLength * minLengthPerTf (the largest tf and
+ *   the smallest length / tf may come from different postings);
+ * - exact at the perLength the block was built with (`minNormPerTf` at `builtPerLength`), and still
+ *   a bound at any other (see `blockFactors`). Queries made only of frequent terms, whose blocks
+ *   each hold a long document with a high tf and a short one with a low tf, prune on this one.
+ * Derived from postings and lengths; saved with them (format versions 2 and 3) so that opening an
+ * index need not recompute it.
  */
 export interface PostingBlocks {
   /** First block number of each term position, terms.length + 1 entries. */
@@ -44,17 +50,35 @@ export interface PostingBlocks {
   readonly maxTf: Uint16Array;
   /** Smallest length / tf in the block, rounded down. */
   readonly minLengthPerTf: Float32Array;
+  /** Smallest (lengthFree + builtPerLength * length) / tf in the block, rounded down. */
+  readonly minNormPerTf: Float32Array;
+  /** The norm's factor per unit of length (k1 b / avgdl) that `minNormPerTf` was taken at. */
+  readonly builtPerLength: number;
   /**
-   * Per block, 1 / (1 + lengthFreeNorm / maxTf + normPerLength * minLengthPerTf) rounded up: no
-   * contribution of the block exceeds weight times this. Cached for the norms it was computed
-   * with (see `blockFactors`), since the average length changes with every write.
+   * Per block, 1 / (1 + the larger of the two bounds) rounded up: no contribution of the block
+   * exceeds weight times this. Cached for the norms it was computed with (see `blockFactors`),
+   * since the average length changes with every write.
    */
   factors: Float32Array;
   factorsLengthFree: number;
   factorsPerLength: number;
 }
 
-/** The blocks' bound factors for the current norms, recomputed only when the norms changed. */
+/** A document's norm in two parts, k1 (1 - b) + (k1 b / avgdl) * length, at some average length. */
+export interface NormParts {
+  lengthFree: number;
+  perLength: number;
+}
+
+/**
+ * The blocks' bound factors for the current norms, recomputed only when the norms changed. With m0
+ * the smallest (A + B0 length) / tf of a block at its build's perLength B0, each of its postings'
+ * (A + B length) / tf is at least
+ * - for B >= B0: m0 + (B - B0) * minLengthPerTf (the added part grows with length / tf);
+ * - for B < B0: (B / B0) m0 + (1 - B / B0) A / maxTf (the norm split into a share of the one at
+ *   B0 and a share of its length-free part);
+ * and at least the loose bound: the larger of the two holds.
+ */
 export function blockFactors(
   blocks: PostingBlocks,
   lengthFreeNorm: number,
@@ -63,25 +87,34 @@ export function blockFactors(
   if (blocks.factorsLengthFree === lengthFreeNorm && blocks.factorsPerLength === normPerLength) {
     return blocks.factors;
   }
-  const { maxTf, minLengthPerTf, factors } = blocks;
+  const { maxTf, minLengthPerTf, minNormPerTf, builtPerLength, factors } = blocks;
+  const above = normPerLength >= builtPerLength;
+  const share = above ? 0 : normPerLength / builtPerLength;
+  const shift = normPerLength - builtPerLength;
   for (let b = 0; b < factors.length; b++) {
-    const factor =
-      1 / (1 + lengthFreeNorm / (maxTf[b] as number) + normPerLength * (minLengthPerTf[b] as number));
+    const lengthFreePerTf = lengthFreeNorm / (maxTf[b] as number);
+    const lengthPerTf = minLengthPerTf[b] as number;
+    const atBuild = minNormPerTf[b] as number;
+    const loose = lengthFreePerTf + normPerLength * lengthPerTf;
+    const moved = above ? atBuild + shift * lengthPerTf : share * atBuild + (1 - share) * lengthFreePerTf;
+    const least = Math.max(moved, loose);
     // Rounded up to float32 (the margin exceeds float32's rounding), so still a bound.
-    factors[b] = Math.fround(factor * (1 + 1e-6));
+    factors[b] = Math.fround((1 / (1 + least)) * (1 + 1e-6));
   }
   blocks.factorsLengthFree = lengthFreeNorm;
   blocks.factorsPerLength = normPerLength;
   return factors;
 }
 
-/** Computes the block-max metadata of postings (lengths indexed by document number). */
+/** Computes the block-max metadata of postings (lengths indexed by document number) at `norms`. */
 export function buildBlocks(
   termStart: Uint32Array,
   postDocs: Uint32Array,
   postTfs: Uint16Array,
   lengths: Uint32Array,
+  norms: NormParts,
 ): PostingBlocks {
+  const { lengthFree, perLength } = norms;
   const termCount = termStart.length - 1;
   const first = new Uint32Array(termCount + 1);
   for (let i = 0; i < termCount; i++) {
@@ -92,6 +125,7 @@ export function buildBlocks(
   const lastDoc = new Uint32Array(blockCount);
   const maxTf = new Uint16Array(blockCount);
   const minLengthPerTf = new Float32Array(blockCount);
+  const minNormPerTf = new Float32Array(blockCount);
   let block = 0;
   for (let i = 0; i < termCount; i++) {
     const end = termStart[i + 1] as number;
@@ -99,16 +133,21 @@ export function buildBlocks(
       const to = Math.min(end, from + BLOCK_SIZE);
       let largestTf = 0;
       let smallestRatio = Number.POSITIVE_INFINITY;
+      let smallestNorm = Number.POSITIVE_INFINITY;
       for (let p = from; p < to; p++) {
         const tf = postTfs[p] as number;
         if (tf > largestTf) largestTf = tf;
-        const ratio = (lengths[postDocs[p] as number] as number) / tf;
+        const length = lengths[postDocs[p] as number] as number;
+        const ratio = length / tf;
         if (ratio < smallestRatio) smallestRatio = ratio;
+        const norm = (lengthFree + perLength * length) / tf;
+        if (norm < smallestNorm) smallestNorm = norm;
       }
       lastDoc[block] = postDocs[to - 1] as number;
       maxTf[block] = largestTf;
       // Rounded down to float32 (the 1e-6 margin exceeds float32's rounding), so still a bound.
       minLengthPerTf[block] = Math.fround(smallestRatio * (1 - 1e-6));
+      minNormPerTf[block] = Math.fround(smallestNorm * (1 - 1e-6));
     }
   }
   return {
@@ -116,6 +155,8 @@ export function buildBlocks(
     lastDoc,
     maxTf,
     minLengthPerTf,
+    minNormPerTf,
+    builtPerLength: perLength,
     factors: new Float32Array(blockCount),
     factorsLengthFree: Number.NaN,
     factorsPerLength: Number.NaN,
@@ -203,6 +244,8 @@ export function buildSegment(
   lengths: Uint32Array,
   /** Per-term statistics, updated in place (sized to the vocabulary). */
   stats: TermStatistics,
+  /** The norms (at the current average length) the block bounds are taken at. */
+  norms: NormParts,
 ): Segment {
   const { documentFrequency, maxTf, minLength } = stats;
   scratch.ensure(termCount);
@@ -277,7 +320,7 @@ export function buildSegment(
     postTfs,
     fwdStart,
     fwdTerms: fwdTerms.slice(0, fwdLength),
-    blocks: buildBlocks(termStart, postDocs, postTfs, lengths),
+    blocks: buildBlocks(termStart, postDocs, postTfs, lengths, norms),
   };
 }
 
@@ -291,6 +334,8 @@ export function mergeSegments(
   isLive: (doc: number) => boolean,
   /** Document lengths in the numbering of the result. */
   lengths: Uint32Array,
+  /** The norms (at the current average length) the block bounds are taken at. */
+  norms: NormParts,
   renumber?: Int32Array,
   /** False when the result is only written out: its forward index would be thrown away. */
   keepForwardIndex = true,
@@ -392,7 +437,7 @@ export function mergeSegments(
     termStart,
     postDocs,
     postTfs,
-    blocks: buildBlocks(termStart, postDocs, postTfs, lengths),
+    blocks: buildBlocks(termStart, postDocs, postTfs, lengths, norms),
   };
   // Concatenate the sources' forward indexes when all have one; otherwise it is built on demand.
   if (!keepForwardIndex || segments.some((segment) => !segment.fwdStart)) return merged;

@@ -228,6 +228,8 @@ export async function runIndex(options: IndexOptions): Promise<IndexSummary> {
   let finished = false;
   let batches = 0;
   let commits = 0;
+  /** Written since the last snapshot this run took. */
+  let unsaved = false;
   const counters = { read: 0, documents: 0, chunks: 0, empty: 0, duplicates: 0, bytes: 0 };
   if (listing.files.length === 0) {
     // Nothing to read: no store is created (an existing one is only counted).
@@ -272,6 +274,7 @@ export async function runIndex(options: IndexOptions): Promise<IndexSummary> {
         const stale = documentIds.flatMap((id) => held.idsOf(id).filter((chunkId) => !fresh.has(chunkId)));
         // Added first: a crash in between leaves stale chunks to drop on the next run, never a gap.
         await collection.add(chunks);
+        unsaved = true;
         for (const chunk of chunks) held.add(chunk);
         if (stale.length > 0) {
           await collection.delete(stale);
@@ -293,6 +296,7 @@ export async function runIndex(options: IndexOptions): Promise<IndexSummary> {
       if (due) {
         const checkpointStarted = performance.now();
         await collection.checkpoint();
+        unsaved = false;
         lastCheckpointEnd = performance.now();
         lastCheckpointMs = lastCheckpointEnd - checkpointStarted;
         commits++;
@@ -332,10 +336,17 @@ export async function runIndex(options: IndexOptions): Promise<IndexSummary> {
   } finally {
     // An interrupted read (standard input, a slow file) may never settle: do not wait for it.
     if (!finished) void iterator.return?.(undefined).catch(() => undefined);
-    // Closing takes the last snapshot.
-    await store.close();
+    // The run ends with a snapshot, so that a reader while another process writes (which reads the
+    // snapshot alone) finds all of it; closing alone would leave a short log for the next open.
+    try {
+      if (unsaved) {
+        await collection.checkpoint();
+        commits++;
+      }
+    } finally {
+      await store.close();
+    }
   }
-  commits++; // closing took a last snapshot
   return summary({ documents: held.documents, chunks: held.chunks }, store.config);
 }
 
