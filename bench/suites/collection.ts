@@ -28,6 +28,8 @@ import { importFaiss } from './faiss.js';
 const DIMENSION = 384;
 /** Opens of the saved collection timed per size (the median is reported). */
 const OPEN_REPEATS = 3;
+/** Chunks a short writing session adds (its log is left for the next open to replay). */
+const FEW_WRITES = 10;
 const BATCH = 1000;
 const TOP_K = 10;
 const whitespaceAnalyzer: Analyzer = { name: 'whitespace', analyze: (text) => text.split(' ') };
@@ -170,6 +172,7 @@ async function runSize(
           quality: { openCpuMs: Math.round(readCpuMs) },
           notes: `the floor under an open: the snapshot's ${formatBytes(snapshotBytes)} read into new memory and CRC-32 checked, nothing decoded`,
         });
+        rows.push(await fewWritesRow(size, directory, documents, embeddings, embedder, log));
       }
     } finally {
       if (directory !== undefined) await rm(directory, { recursive: true, force: true });
@@ -278,6 +281,55 @@ async function queryRow(
     p99Ms: timed.p99,
     qps: timed.qps,
     notes,
+  };
+}
+
+/**
+ * A session of a few writes: open, add FEW_WRITES chunks, close (the short log is left for the next
+ * open), reopen (which replays it), and what a checkpoint (the full snapshot a close used to
+ * write) takes beside it.
+ */
+async function fewWritesRow(
+  size: number,
+  directory: string,
+  documents: Chunk[],
+  embeddings: Float32Array[],
+  embedder: HashEmbedder,
+  log: (line: string) => void,
+): Promise<BenchRow> {
+  const open = () =>
+    openCollection({
+      store: new InMemoryVectorStore({ dimension: DIMENSION, embedder }),
+      analyzer: whitespaceAnalyzer,
+      storage: createFileStorage(directory),
+    });
+  const writer = await open();
+  await writer.add(
+    documents.slice(0, FEW_WRITES).map((document, i) => ({ ...document, id: `few-${i}` })),
+    { embeddings: embeddings.slice(0, FEW_WRITES) },
+  );
+  let started = performance.now();
+  await writer.close();
+  const closeMs = performance.now() - started;
+  collectGarbage();
+  started = performance.now();
+  const reader = await open();
+  const reopenMs = performance.now() - started;
+  started = performance.now();
+  await reader.checkpoint();
+  const checkpointMs = performance.now() - started;
+  await reader.close();
+  collectGarbage();
+  log(
+    `  ${FEW_WRITES} chunks added: close ${closeMs.toFixed(0)} ms (log left to replay), reopen ${reopenMs.toFixed(0)} ms (replaying it), a full snapshot ${checkpointMs.toFixed(0)} ms`,
+  );
+  return {
+    suite: 'collection',
+    system: `close after ${FEW_WRITES} adds, reopen (file storage)`,
+    size,
+    buildMs: reopenMs,
+    quality: { closeMs: Math.round(closeMs), checkpointMs: Math.round(checkpointMs) },
+    notes: `a session of ${FEW_WRITES} adds: close leaves the short log (closeMs), the reopen replays it (build column), checkpointMs is the full snapshot a close wrote before`,
   };
 }
 
