@@ -55,7 +55,17 @@ describe.skipIf(faissSkipped)('a collection over FAISS', () => {
         expect(after.hits.map((hit) => [hit.chunk.id, hit.score])).toEqual(
           before.hits.map((hit) => [hit.chunk.id, hit.score]),
         );
+        // A few more, closed without a snapshot: the next open replays the log, vectors included.
+        await second.add(testChunks(3).map((chunk) => ({ ...chunk, id: `late-${chunk.id}` })));
         await second.close();
+        const embeddedLate = embedder.texts;
+        const third = await open();
+        expect(embedder.texts).toBe(embeddedLate);
+        expect(third.report.restored).toBe(40);
+        expect(await third.count()).toBe(43);
+        const late = await third.retrieve('chunk number 1', { mode: 'vector', k: 50 });
+        expect(late.hits.map((hit) => hit.chunk.id)).toContain(`late-${testChunks(3)[1]?.id}`);
+        await third.close();
       } finally {
         await rm(directory, { recursive: true, force: true });
       }
