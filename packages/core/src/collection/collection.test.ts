@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -383,6 +383,17 @@ describe('Collection', () => {
     expect(IndexFormatError.isInstance(error)).toBe(true);
     expect((error as Error).message).toMatch(/not a Zerda collection/);
     expect((await readdir(directory)).sort()).toEqual(['notes.txt']);
+
+    // A file where the folder should be: typed, named, and the file left as it was.
+    const file = join(directory, 'notes.txt');
+    const fileError = await openCollection({
+      store: new InMemoryVectorStore({ embedder }),
+      storage: createFileStorage(file),
+    }).catch((e: unknown) => e);
+    expect(IndexFormatError.isInstance(fileError)).toBe(true);
+    expect((fileError as Error).message).toMatch(/is a file, not a folder; nothing was written/);
+    expect((fileError as Error).message).toContain(file);
+    expect(await readFile(file, 'utf8')).toBe('mine');
 
     const damaged = await folder();
     const collection = await openCollection({

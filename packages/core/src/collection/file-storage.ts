@@ -82,7 +82,11 @@ class FileStorage implements CollectionStorage {
   }
 
   async lock(): Promise<StorageLock> {
-    await mkdir(this.directory, { recursive: true });
+    try {
+      await mkdir(this.directory, { recursive: true });
+    } catch (error) {
+      throw this.#unusable(error, 'could not be created');
+    }
     const path = join(this.directory, LOCK_FILE);
     const me = { pid: process.pid, host: hostname() };
     for (let attempt = 0; attempt < 3; attempt++) {
@@ -182,8 +186,12 @@ class FileStorage implements CollectionStorage {
     try {
       handle = await open(path, 'r');
     } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
       throw new IndexFormatError({
-        message: `The '${key}' blob named by the manifest is missing`,
+        message:
+          code === 'ENOENT'
+            ? `The '${key}' blob named by the manifest is missing`
+            : `The '${key}' blob named by the manifest could not be opened (${String(code)})`,
         path,
         cause: error,
       });
@@ -211,6 +219,14 @@ class FileStorage implements CollectionStorage {
       }
       if (crc !== reference.crc32) throw mismatch();
       return data;
+    } catch (error) {
+      // A system call's failure (EIO, ...) said as such; anything else (a consumer's) as it is.
+      if (typeof (error as NodeJS.ErrnoException)?.syscall !== 'string') throw error;
+      throw new IndexFormatError({
+        message: `The '${key}' blob could not be read (${String((error as NodeJS.ErrnoException).code)})`,
+        path,
+        cause: error,
+      });
     } finally {
       await handle.close();
     }
@@ -325,6 +341,19 @@ class FileStorage implements CollectionStorage {
     await handle?.close();
   }
 
+  /** The storage's folder refused by the file system: a file in its place, no permission, ... */
+  #unusable(error: unknown, what: string): IndexFormatError {
+    const code = (error as NodeJS.ErrnoException).code;
+    return new IndexFormatError({
+      message:
+        code === 'EEXIST' || code === 'ENOTDIR'
+          ? 'The collection storage path is a file, not a folder; nothing was written'
+          : `The collection storage folder ${what} (${String(code)}); nothing was written`,
+      path: this.directory,
+      cause: error,
+    });
+  }
+
   /** The manifest, undefined for a missing or empty folder; a folder of something else is an IndexFormatError. */
   async #readManifest(): Promise<StorageManifest | undefined> {
     let entries: string[];
@@ -332,7 +361,7 @@ class FileStorage implements CollectionStorage {
       entries = await readdir(this.directory);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw error;
+      throw this.#unusable(error, 'could not be listed');
     }
     if (!entries.includes(MANIFEST_FILE)) {
       const foreign = entries.filter(

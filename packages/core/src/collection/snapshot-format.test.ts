@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -191,6 +191,21 @@ describe('collection snapshot formats', () => {
       expect((error as Error).message).toMatch(new RegExp(`'${key}' blob does not match`));
       await writeFile(path, original);
     }
+    // A blob the file system cannot open (a symbolic link to itself): said so, with its code.
+    const chunksPath = join(directory, manifest.blobs.chunks.file);
+    const chunksBytes = await readFile(chunksPath);
+    await rm(chunksPath);
+    await symlink(chunksPath, chunksPath);
+    const looped = await openCollection({
+      store: new InMemoryVectorStore({ embedder }),
+      storage: createFileStorage(directory),
+    }).catch((e: unknown) => e);
+    expect(IndexFormatError.isInstance(looped)).toBe(true);
+    expect((looped as Error).message).toMatch(
+      /'chunks' blob named by the manifest could not be opened \(ELOOP\)/,
+    );
+    await rm(chunksPath);
+    await writeFile(chunksPath, chunksBytes);
     const again = await openCollection({
       store: new InMemoryVectorStore({ embedder }),
       storage: createFileStorage(directory),
