@@ -15,7 +15,7 @@ import {
 } from '@zerda/core';
 import { createFileStorage } from '@zerda/core/node';
 import { SyntheticCorpus } from '../corpus/synthetic.js';
-import { collectGarbage, formatBytes, measureBuild, runQueries } from '../lib/measure.js';
+import { collectGarbage, formatBytes, measureBuild, percentile, runQueries } from '../lib/measure.js';
 import type { BenchRow, BenchSuite, BenchSuiteOptions } from '../report.js';
 import { importFaiss } from './faiss.js';
 
@@ -109,11 +109,7 @@ async function runSize(
         const opened = await measureBuild(async () => {
           // CPU time beside wall time: on a loaded machine the wall time mostly measures the others.
           const cpuStarted = process.cpuUsage();
-          const collection = await openCollection({
-            store: new InMemoryVectorStore({ dimension: DIMENSION, embedder }),
-            analyzer: whitespaceAnalyzer,
-            storage: createFileStorage(directory),
-          });
+          const collection = await openSaved(directory, embedder);
           openCpuMs = cpuMsSince(cpuStarted);
           return collection;
         });
@@ -126,17 +122,19 @@ async function runSize(
         for (let i = 1; i < OPEN_REPEATS; i++) {
           const started = performance.now();
           const cpuStarted = process.cpuUsage();
-          const again = await openCollection({
-            store: new InMemoryVectorStore({ dimension: DIMENSION, embedder }),
-            analyzer: whitespaceAnalyzer,
-            storage: createFileStorage(directory),
-          });
+          const again = await openSaved(directory, embedder);
           opens.push({ ms: performance.now() - started, cpuMs: cpuMsSince(cpuStarted) });
           await again.close();
           collectGarbage();
         }
-        const openMs = median(opens.map((open) => open.ms));
-        const medianCpuMs = median(opens.map((open) => open.cpuMs));
+        const openMs = percentile(
+          opens.map((open) => open.ms),
+          50,
+        );
+        const medianCpuMs = percentile(
+          opens.map((open) => open.cpuMs),
+          50,
+        );
         const each = opens
           .map((open) => `${open.ms.toFixed(0)} ms (cpu ${open.cpuMs.toFixed(0)})`)
           .join(', ');
@@ -297,13 +295,7 @@ async function fewWritesRow(
   embedder: HashEmbedder,
   log: (line: string) => void,
 ): Promise<BenchRow> {
-  const open = () =>
-    openCollection({
-      store: new InMemoryVectorStore({ dimension: DIMENSION, embedder }),
-      analyzer: whitespaceAnalyzer,
-      storage: createFileStorage(directory),
-    });
-  const writer = await open();
+  const writer = await openSaved(directory, embedder);
   await writer.add(
     documents.slice(0, FEW_WRITES).map((document, i) => ({ ...document, id: `few-${i}` })),
     { embeddings: embeddings.slice(0, FEW_WRITES) },
@@ -313,7 +305,7 @@ async function fewWritesRow(
   const closeMs = performance.now() - started;
   collectGarbage();
   started = performance.now();
-  const reader = await open();
+  const reader = await openSaved(directory, embedder);
   const reopenMs = performance.now() - started;
   started = performance.now();
   await reader.checkpoint();
@@ -333,9 +325,13 @@ async function fewWritesRow(
   };
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] as number;
+/** The saved collection in `directory`, over a new in-memory store (the bench's settings). */
+function openSaved(directory: string, embedder: HashEmbedder) {
+  return openCollection({
+    store: new InMemoryVectorStore({ dimension: DIMENSION, embedder }),
+    analyzer: whitespaceAnalyzer,
+    storage: createFileStorage(directory),
+  });
 }
 
 /** User plus system CPU time since `started`, in ms. */

@@ -14,13 +14,7 @@ import type { VectorDriver } from '../vector/driver.js';
 import { InMemoryVectorStore } from '../vector/in-memory-vector-store.js';
 import type { VectorDatabase } from '../vector/vector-database.js';
 import { VectorRetriever } from '../vector/vector-retriever.js';
-import {
-  CHUNK_TABLE_VERSION,
-  ChunkTableReader,
-  chunkTableVersion,
-  decodeChunkTable,
-  encodeChunkTable,
-} from './chunk-table.js';
+import { ChunkTableReader, decodeChunkTable, encodeChunkTable } from './chunk-table.js';
 import { CollectionBase, type SavedStore } from './collection-base.js';
 import { DATABASE_STATE_FORMAT, DatabaseCollection } from './database-collection.js';
 import { decodeRecord, encodeRecord, type LogRecord } from './log-records.js';
@@ -672,13 +666,13 @@ export class Collection extends CollectionBase {
       if (table === undefined && chunkTable === undefined)
         throw new IndexFormatError({ message: "The collection snapshot has no 'chunks'", path: location });
       // Validated when they were added; the table's reader checks its structure, the storage its
-      // bytes. A table of version 2 takes the index's ids (in slot order, the order it was saved in).
-      const ids = (version: number) =>
-        version === CHUNK_TABLE_VERSION ? [...index.documentIds()] : undefined;
+      // bytes. A table of version 2 takes the index's ids (in slot order, the order it was saved in);
+      // one of version 1 holds its own.
+      const ids = [...index.documentIds()];
       chunks =
         table !== undefined
-          ? decodeChunkTable(table, location, ids(chunkTableVersion(table, location)))
-          : (chunkTable as ChunkTableReader).finish(ids((chunkTable as ChunkTableReader).version));
+          ? decodeChunkTable(table, location, ids)
+          : (chunkTable as ChunkTableReader).finish(ids);
     }
     if (state.version !== STATE_VERSION) this.#changed = this.#outdated = true;
     this.#keyword = KeywordRetriever.fromParts(index, chunks);

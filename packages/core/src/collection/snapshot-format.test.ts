@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { IndexFormatError } from '../errors/index.js';
-import type { Chunk } from '../model/index.js';
+import type { Chunk, SearchResult } from '../model/index.js';
 import { HashEmbedder } from '../vector/embedders/index.js';
 import { InMemoryVectorStore } from '../vector/in-memory-vector-store.js';
 import { ChunkTableReader, chunkTableVersion, decodeChunkTable, encodeChunkTable } from './chunk-table.js';
@@ -163,6 +163,30 @@ describe('collection chunk table', () => {
   });
 });
 
+/**
+ * Opens a collection over `storage` (holding an older snapshot), checks it holds `chunks` and ranks
+ * `query` as `before`, closes it, and checks that the snapshot was written again as version 4
+ * (chunk table version 2). Returns that snapshot.
+ */
+async function reopensAsVersion4(
+  storage: CollectionStorage,
+  chunks: Chunk[],
+  query: string,
+  before: SearchResult,
+): Promise<Map<string, Uint8Array>> {
+  const second = await openCollection({ store: new InMemoryVectorStore({ embedder }), storage });
+  expect(await second.get(chunks.map((chunk) => chunk.id))).toEqual(chunks);
+  const after = await second.retrieve(query, { k: 5 });
+  expect(after.hits.map((hit) => [hit.chunk.id, hit.score])).toEqual(
+    before.hits.map((hit) => [hit.chunk.id, hit.score]),
+  );
+  await second.close();
+  const rewritten = (await storage.readSnapshot())!;
+  expect(JSON.parse(new TextDecoder().decode(rewritten.get('state'))).version).toBe(4);
+  expect(chunkTableVersion(rewritten.get('chunks')!, 'memory')).toBe(2);
+  return rewritten;
+}
+
 describe('collection snapshot formats', () => {
   it('refuses a snapshot blob with a flipped bit (the file storage checks a CRC-32 per blob)', async () => {
     const directory = await folder();
@@ -317,16 +341,7 @@ describe('collection snapshot formats', () => {
     );
     blobs.set('state', new TextEncoder().encode(JSON.stringify({ ...state, version: 1 })));
     await storage.commitSnapshot(blobs);
-    const second = await openCollection({ store: new InMemoryVectorStore({ embedder }), storage });
-    expect(await second.get(chunks.map((chunk) => chunk.id))).toEqual(chunks);
-    const after = await second.retrieve('solar', { k: 5 });
-    expect(after.hits.map((hit) => [hit.chunk.id, hit.score])).toEqual(
-      before.hits.map((hit) => [hit.chunk.id, hit.score]),
-    );
-    await second.close();
-    const rewritten = (await storage.readSnapshot())!;
-    expect(JSON.parse(new TextDecoder().decode(rewritten.get('state'))).version).toBe(4);
-    expect(chunkTableVersion(rewritten.get('chunks')!, 'memory')).toBe(2);
+    const rewritten = await reopensAsVersion4(storage, chunks, 'solar', before);
     expect(rewritten.has('keyword-chunks')).toBe(false);
     expect(rewritten.has('vectors')).toBe(false);
     expect(rewritten.has('vector-arena')).toBe(true);
@@ -350,16 +365,7 @@ describe('collection snapshot formats', () => {
     blobs.set('chunks', encodeChunkTable(chunks, 1));
     blobs.set('state', new TextEncoder().encode(JSON.stringify({ ...state, version: 3 })));
     await storage.commitSnapshot(blobs);
-    const second = await openCollection({ store: new InMemoryVectorStore({ embedder }), storage });
-    expect(await second.get(kept)).toEqual(chunks);
-    const after = await second.retrieve('wind report', { k: 5 });
-    expect(after.hits.map((hit) => [hit.chunk.id, hit.score])).toEqual(
-      before.hits.map((hit) => [hit.chunk.id, hit.score]),
-    );
-    await second.close();
-    const rewritten = (await storage.readSnapshot())!;
-    expect(JSON.parse(new TextDecoder().decode(rewritten.get('state'))).version).toBe(4);
-    expect(chunkTableVersion(rewritten.get('chunks')!, 'memory')).toBe(2);
+    await reopensAsVersion4(storage, chunks, 'wind report', before);
   });
 
   it("refuses a chunk table whose ids or order are not the keyword index's", async () => {
