@@ -212,7 +212,7 @@ function readOnly(storage: CollectionStorage): ReadOnlyStorage {
       }
       return { release };
     },
-    // The options pass through: the vector image read into place, the chunk table in pieces.
+    // The options pass through: the vector image read into place, the chunk texts left unread.
     readSnapshot: (options) => storage.readSnapshot(options),
     async commitSnapshot() {},
     async appendLog() {

@@ -1,47 +1,66 @@
-import { IndexFormatError } from '../errors/index.js';
+import { IndexFormatError, InvalidArgumentError } from '../errors/index.js';
 import type { Chunk, Metadata } from '../model/index.js';
+import { crc32 } from '../util/crc32.js';
+import type { BlobSource } from './storage.js';
 
 /*
  * The collection snapshot's chunks as one binary table (little-endian), so opening reads them
- * without a JSON parse per chunk or re-validating what the collection validated when it added them:
+ * without a JSON parse per chunk or re-validating what the collection validated when it added them.
+ * Version 3, written since texts are read on demand, keeps the texts out of the table, in a blob of
+ * their own ('chunk-texts': the texts in UTF-8, one after another):
  *
  *   0   "ZERDACHK" (8 bytes)
- *   8   u32 version (2; 1 is still read)
+ *   8   u32 version (3; 2 and 1 are still read)
  *   12  u32 chunk count
- *   16  u32 string count
+ *   16  u32 string count (the docIds and metadata, not the texts)
  *   20  u32 string bytes
- *   24  (version 2) u32 digest of the chunks' ids (FNV-1a over their UTF-16 code units, see idsDigest)
- *   ..  u8 per chunk: bit 0 docId present, bit 1 metadata present, bit 7 strings stored as JSON;
+ *   24  u32 digest of the chunks' ids (FNV-1a over their UTF-16 code units, see idsDigest)
+ *   28  u32 bytes of the texts blob
+ *   32  u8 per chunk: bit 0 docId present, bit 1 metadata present, bit 2 text stored as JSON (it
+ *       is not well-formed UTF-16); bit 7 of the first chunk's: the strings stored as JSON;
  *       padded with zeros to a multiple of 4
  *   ..  u32 per string: its length in UTF-16 code units
- *   ..  the strings, one after another in UTF-8: per chunk its id (version 1 only), text, docId
- *       (when present) and metadata as JSON (when present)
+ *   ..  u32 per chunk: the offset in the texts blob where its text ends
+ *   ..  u32 per chunk: the CRC-32 of its text's bytes
+ *   ..  the strings, one after another in UTF-8: per chunk its docId (when present) and metadata
+ *       as JSON (when present)
  *
- * Version 2 leaves the ids out: the collection saves its chunks in the keyword index's slot order,
- * and the index holds the ids already, so the reader is given them (the index's own strings, no
- * second copy decoded) and checks them against the digest, which a table saved beside another
- * index does not match.
+ * Opening reads the table and leaves the texts blob where it is (a storage that reads ranges hands
+ * it over unread): a chunk's text is read and decoded when it is read (a result, a reranker, a
+ * snapshot), checked against its CRC-32 then, since no checksum over the whole blob is taken. So an
+ * open neither reads nor holds a hundred megabytes of text it may never use, and every chunk object
+ * still has a string `text`.
  *
- * Integrity against bit rot is the storage's job (the file storage checks a CRC-32 per blob); the
- * reader checks the structure, so a truncated or foreign table is an IndexFormatError.
+ * Versions 1 and 2 (still read) keep the texts among the strings: per chunk its id (version 1
+ * only), text, docId and metadata; their header ends at 24 (version 1, no digest) or 28.
+ *
+ * The ids are not in the table (since version 2): the collection saves its chunks in the keyword
+ * index's slot order, and the index holds the ids already, so the reader is given them (the
+ * index's own strings, no second copy decoded) and checks them against the digest, which a table
+ * saved beside another index does not match.
+ *
+ * Integrity against bit rot is the storage's job (the file storage checks a CRC-32 per blob read
+ * whole); the reader checks the structure, so a truncated or foreign table is an IndexFormatError.
  */
 const MAGIC = Uint8Array.from([0x5a, 0x45, 0x52, 0x44, 0x41, 0x43, 0x48, 0x4b]); // "ZERDACHK"
-export const CHUNK_TABLE_VERSION = 2;
+export const CHUNK_TABLE_VERSION = 3;
+/** Version 2: the texts among the strings, decoded at open. */
+const CHUNK_TABLE_VERSION_EAGER = 2;
 /** Version 1: the ids stored with the chunks, no digest. */
 const CHUNK_TABLE_VERSION_WITH_IDS = 1;
-const headerBytes = (version: number) => (version === CHUNK_TABLE_VERSION_WITH_IDS ? 24 : 28);
+const headerBytes = (version: number) =>
+  version === CHUNK_TABLE_VERSION_WITH_IDS ? 24 : version === CHUNK_TABLE_VERSION_EAGER ? 28 : 32;
 const HAS_DOC_ID = 1;
 const HAS_METADATA = 2;
+/** Version 3: the chunk's text is in the texts blob as JSON (a lone surrogate has no UTF-8). */
+const TEXT_AS_JSON = 4;
 /** Set on the first chunk's flags when the strings are a JSON array (some string is not well-formed UTF-16). */
 const STRINGS_AS_JSON = 128;
 
 const align4 = (n: number) => (n + 3) & ~3;
 
-/**
- * The chunks as a table of `version` 2 (the ids left out: the reader is given them, in this order)
- * or 1 (the ids stored; kept for the tests of snapshots older versions wrote).
- */
-export function encodeChunkTable(chunks: readonly Chunk[], version = CHUNK_TABLE_VERSION): Uint8Array {
+/** The chunks as a table of `version` 2 or 1, kept for the tests of snapshots older versions wrote. */
+export function encodeChunkTable(chunks: readonly Chunk[], version: 1 | 2): Uint8Array {
   const withIds = version === CHUNK_TABLE_VERSION_WITH_IDS;
   const count = chunks.length;
   const flags = new Uint8Array(align4(count));
@@ -87,6 +106,94 @@ export function encodeChunkTable(chunks: readonly Chunk[], version = CHUNK_TABLE
   return bytes;
 }
 
+/**
+ * The chunks as a table of the current version (the ids left out: the reader is given them, in this
+ * order) and the blob of their texts.
+ */
+export function encodeChunks(chunks: readonly Chunk[]): { table: Uint8Array; texts: Uint8Array } {
+  const count = chunks.length;
+  const flags = new Uint8Array(align4(count));
+  const strings: string[] = [];
+  const texts: string[] = new Array(count);
+  let textLength = 0;
+  for (let i = 0; i < count; i++) {
+    const chunk = chunks[i] as Chunk;
+    let flag = 0;
+    let text = chunk.text;
+    // A lone surrogate would become U+FFFD in UTF-8: such a text is kept as JSON instead.
+    if (!isWellFormed(text)) {
+      text = JSON.stringify(text);
+      flag |= TEXT_AS_JSON;
+    }
+    texts[i] = text;
+    textLength += text.length;
+    if (chunk.docId !== undefined) {
+      strings.push(chunk.docId);
+      flag |= HAS_DOC_ID;
+    }
+    if (chunk.metadata !== undefined) {
+      strings.push(JSON.stringify(chunk.metadata));
+      flag |= HAS_METADATA;
+    }
+    flags[i] = flag;
+  }
+  const lengths = new Uint32Array(strings.length);
+  for (let i = 0; i < strings.length; i++) lengths[i] = (strings[i] as string).length;
+  let joined = strings.join('');
+  if (count > 0 && !isWellFormed(joined)) {
+    joined = JSON.stringify(strings);
+    flags[0] = (flags[0] as number) | STRINGS_AS_JSON;
+  }
+  const stringBytes = new TextEncoder().encode(joined);
+  // The texts encoded one by one, for their byte offsets; the buffer grows when a text's UTF-8 is
+  // longer than its UTF-16 length (most texts' is not).
+  const encoder = new TextEncoder();
+  const ends = new Uint32Array(count);
+  const crcs = new Uint32Array(count);
+  let region = new Uint8Array(Math.max(64, textLength + (textLength >> 3)));
+  let at = 0;
+  for (let i = 0; i < count; i++) {
+    let rest = texts[i] as string;
+    for (;;) {
+      const { read, written } = encoder.encodeInto(rest, region.subarray(at));
+      at += written;
+      if (read === rest.length) break;
+      rest = rest.slice(read);
+      const grown = new Uint8Array(Math.max(region.byteLength * 2, at + rest.length * 3));
+      grown.set(region.subarray(0, at));
+      region = grown;
+    }
+    if (at > 0xffffffff) {
+      throw new InvalidArgumentError({
+        argument: 'chunks',
+        value: count,
+        message: `their texts are more than 4 GiB of UTF-8, more than one chunk table holds (at chunk ${i})`,
+      });
+    }
+    crcs[i] = crc32(region.subarray(i === 0 ? 0 : (ends[i - 1] as number), at));
+    ends[i] = at;
+  }
+  const lengthsAt = 32 + flags.byteLength;
+  const endsAt = lengthsAt + lengths.byteLength;
+  const crcsAt = endsAt + ends.byteLength;
+  const stringsAt = crcsAt + crcs.byteLength;
+  const bytes = new Uint8Array(stringsAt + stringBytes.byteLength);
+  bytes.set(MAGIC, 0);
+  const view = new DataView(bytes.buffer);
+  view.setUint32(8, CHUNK_TABLE_VERSION, true);
+  view.setUint32(12, count, true);
+  view.setUint32(16, strings.length, true);
+  view.setUint32(20, stringBytes.byteLength, true);
+  view.setUint32(24, idsDigest(chunks.map((chunk) => chunk.id)), true);
+  view.setUint32(28, at, true);
+  bytes.set(flags, 32);
+  bytes.set(new Uint8Array(lengths.buffer), lengthsAt);
+  bytes.set(new Uint8Array(ends.buffer), endsAt);
+  bytes.set(new Uint8Array(crcs.buffer), crcsAt);
+  bytes.set(stringBytes, stringsAt);
+  return { table: bytes, texts: region.subarray(0, at) };
+}
+
 /** The table's format version (an IndexFormatError when it is not a chunk table at all). */
 export function chunkTableVersion(bytes: Uint8Array, path: string): number {
   if (bytes.byteLength < 24) {
@@ -103,14 +210,219 @@ export function chunkTableVersion(bytes: Uint8Array, path: string): number {
 }
 
 /**
- * The chunks of a table. A version 2 table takes its ids from `ids` (the keyword index's, in its
- * slot order: the order the table was written in), checked against the table's count and digest;
- * a version 1 table holds its own.
+ * The chunks of a table. A table of version 2 or 3 takes its ids from `ids` (the keyword index's,
+ * in its slot order: the order the table was written in), checked against the table's count and
+ * digest; a version 1 table holds its own. A version 3 table reads its texts from `texts` (the
+ * texts blob) when a chunk's text is read.
  */
-export function decodeChunkTable(bytes: Uint8Array, path: string, ids?: readonly string[]): Chunk[] {
+export function decodeChunkTable(
+  bytes: Uint8Array,
+  path: string,
+  ids?: readonly string[],
+  texts?: BlobSource,
+): Chunk[] {
+  if (chunkTableVersion(bytes, path) === CHUNK_TABLE_VERSION) return decodeTable(bytes, path, ids, texts);
   const reader = new ChunkTableReader(path, bytes.byteLength);
   reader.push(bytes);
   return reader.finish(ids);
+}
+
+/** A table of version 3: its strings decoded, each chunk's `text` read from `texts` when read. */
+function decodeTable(
+  bytes: Uint8Array,
+  path: string,
+  ids: readonly string[] | undefined,
+  source: BlobSource | undefined,
+): Chunk[] {
+  const fail = (message: string, cause?: unknown): never => {
+    throw new IndexFormatError({ message: `The collection's chunk table ${message}`, path, cause });
+  };
+  if (bytes.byteLength < 32) fail(`is ${bytes.byteLength} bytes, too short (truncated)`);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const count = view.getUint32(12, true);
+  const stringCount = view.getUint32(16, true);
+  const stringBytes = view.getUint32(20, true);
+  const textBytes = view.getUint32(28, true);
+  // Each chunk takes at least nine bytes of the table and each string four (which also keeps the
+  // sums below far from overflowing).
+  if (count * 9 + stringCount * 4 > bytes.byteLength) fail('has counts larger than the table (damaged)');
+  const lengthsAt = 32 + align4(count);
+  const endsAt = lengthsAt + 4 * stringCount;
+  const crcsAt = endsAt + 4 * count;
+  const stringsAt = crcsAt + 4 * count;
+  if (stringsAt + stringBytes !== bytes.byteLength) {
+    fail(
+      `is ${bytes.byteLength} bytes where its header says ${stringsAt + stringBytes} (truncated or damaged)`,
+    );
+  }
+  if (source === undefined) return fail("has its texts in a 'chunk-texts' blob, and there is none");
+  const texts = source as BlobSource;
+  if (texts.byteLength !== textBytes) {
+    fail(
+      `says its texts are ${textBytes} bytes, and the texts blob is ${texts.byteLength} (another save's, or damaged)`,
+    );
+  }
+  if (ids === undefined) fail('leaves its ids to the keyword index, and none were given');
+  const given = ids as readonly string[];
+  if (given.length !== count) fail(`holds ${count} chunks and the keyword index ${given.length}`);
+  if (idsDigest(given) !== view.getUint32(24, true)) {
+    fail("does not match the keyword index's ids (saved beside another index, or damaged)");
+  }
+  const flags = bytes.subarray(32, 32 + count);
+  let expectedStrings = 0;
+  for (let i = 0; i < count; i++) {
+    const flag = (flags[i] as number) & ~(i === 0 ? STRINGS_AS_JSON : 0);
+    if ((flag & ~(HAS_DOC_ID | HAS_METADATA | TEXT_AS_JSON)) !== 0) fail(`has unknown flags on chunk ${i}`);
+    expectedStrings += (flag & HAS_DOC_ID) + ((flag & HAS_METADATA) >> 1);
+  }
+  if (expectedStrings !== stringCount) fail('has a string count that does not match its chunks');
+  const lengths = uint32s(bytes, lengthsAt, stringCount);
+  const ends = uint32s(bytes, endsAt, count);
+  let previous = 0;
+  for (let i = 0; i < count; i++) {
+    const end = ends[i] as number;
+    if (end < previous) fail(`has text offsets that go back at chunk ${i} (damaged)`);
+    previous = end;
+  }
+  if (previous !== textBytes) fail('has text offsets that do not add up to its texts (damaged)');
+  let joined: string;
+  try {
+    joined = new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(stringsAt));
+  } catch (error) {
+    return fail('holds strings that are not UTF-8', error);
+  }
+  let strings: string[] | undefined;
+  if (count > 0 && ((flags[0] as number) & STRINGS_AS_JSON) !== 0) {
+    try {
+      strings = JSON.parse(joined) as string[];
+    } catch (error) {
+      return fail('holds strings that are not valid JSON', error);
+    }
+    if (!Array.isArray(strings) || strings.length !== stringCount)
+      fail('has a string count that does not match');
+  } else {
+    let total = 0;
+    for (let i = 0; i < stringCount; i++) total += lengths[i] as number;
+    if (total !== joined.length) fail('has string lengths that do not add up to its strings (damaged)');
+  }
+  let next = 0;
+  let offset = 0;
+  const take = (): string => {
+    const at = next++;
+    if (strings !== undefined) {
+      const value = strings[at];
+      return typeof value === 'string' ? value : fail(`has a string ${at} that is not a string`);
+    }
+    const value = joined.slice(offset, offset + (lengths[at] as number));
+    offset += lengths[at] as number;
+    return value;
+  };
+  const stored = new StoredTexts(texts, ends, uint32s(bytes, crcsAt, count), flags, path);
+  const chunks: Chunk[] = new Array(count);
+  // Repeated ids are found by the caller, which matches the ids against the keyword index's.
+  for (let i = 0; i < count; i++) {
+    const flag = flags[i] as number;
+    const id = given[i] as string;
+    if (id.length === 0) fail(`has an empty id at chunk ${i}`);
+    // The rare text kept as JSON is checked now, so reading it later fails only on damage.
+    if ((flag & TEXT_AS_JSON) !== 0 && typeof parseJsonText(stored.stored(i)) !== 'string') {
+      fail(`holds the text of chunk ${i} as JSON that is not a string`);
+    }
+    const chunk = storedChunk(id, stored, i);
+    if ((flag & HAS_DOC_ID) !== 0) chunk.docId = take();
+    if ((flag & HAS_METADATA) !== 0) chunk.metadata = parseMetadata(take(), i, fail);
+    chunks[i] = chunk;
+  }
+  return chunks;
+}
+
+/** `count` u32s at `at` in `bytes`: a view where aligned, else a copy. */
+function uint32s(bytes: Uint8Array, at: number, count: number): Uint32Array {
+  return (bytes.byteOffset + at) % 4 === 0
+    ? new Uint32Array(bytes.buffer, bytes.byteOffset + at, count)
+    : new Uint32Array(bytes.slice(at, at + 4 * count).buffer);
+}
+
+const utf8 = new TextDecoder();
+
+function parseJsonText(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The texts of a version 3 table: each read, checked and decoded when asked for, never kept. */
+class StoredTexts {
+  readonly #source: BlobSource;
+  readonly #ends: Uint32Array;
+  readonly #crcs: Uint32Array;
+  readonly #flags: Uint8Array;
+  readonly #path: string;
+
+  constructor(source: BlobSource, ends: Uint32Array, crcs: Uint32Array, flags: Uint8Array, path: string) {
+    this.#source = source;
+    this.#ends = ends;
+    this.#crcs = crcs;
+    this.#flags = flags;
+    this.#path = path;
+  }
+
+  /** Chunk `index`'s text as stored (its JSON when flagged so). */
+  stored(index: number): string {
+    const start = index === 0 ? 0 : (this.#ends[index - 1] as number);
+    const bytes = this.#source.read(start, (this.#ends[index] as number) - start);
+    if (crc32(bytes) !== this.#crcs[index]) {
+      throw new IndexFormatError({
+        message: `The text of the collection's chunk ${index} does not match its checksum (the texts blob is damaged)`,
+        path: this.#path,
+      });
+    }
+    return utf8.decode(bytes);
+  }
+
+  text(index: number): string {
+    const stored = this.stored(index);
+    return ((this.#flags[index] as number) & TEXT_AS_JSON) === 0 ? stored : (JSON.parse(stored) as string);
+  }
+}
+
+/**
+ * A chunk whose `text` is read from the texts blob each time it is read. `text` is an own,
+ * enumerable accessor (spread, JSON and equality see a string, as on a plain chunk); setting it
+ * keeps the value set. One accessor pair serves every chunk (each defined with the same
+ * functions, so the chunks share one shape), and the table and slot are private fields.
+ */
+class StoredChunk {
+  readonly #texts: StoredTexts;
+  readonly #index: number;
+  declare id: string;
+  declare text: string;
+  declare docId?: string;
+  declare metadata?: Metadata;
+
+  static readonly #accessor: PropertyDescriptor = {
+    get(this: StoredChunk): string {
+      return this.#texts.text(this.#index);
+    },
+    set(this: StoredChunk, value: string) {
+      Object.defineProperty(this, 'text', { value, writable: true, enumerable: true, configurable: true });
+    },
+    enumerable: true,
+    configurable: true,
+  };
+
+  constructor(id: string, texts: StoredTexts, index: number) {
+    this.#texts = texts;
+    this.#index = index;
+    this.id = id;
+    Object.defineProperty(this, 'text', StoredChunk.#accessor);
+  }
+}
+
+function storedChunk(id: string, texts: StoredTexts, index: number): Chunk {
+  return new StoredChunk(id, texts, index);
 }
 
 /**
@@ -280,9 +592,11 @@ export class ChunkTableReader {
       // A whole table of version 1 with no chunks may be shorter than 28 bytes.
       if (this.#headFill < 24 || (this.#headFill < 28 && this.#received < this.#byteLength)) return rest;
       const version = chunkTableVersion(this.#head.subarray(0, this.#headFill), this.#path);
-      if (version !== CHUNK_TABLE_VERSION && version !== CHUNK_TABLE_VERSION_WITH_IDS) {
+      if (version !== CHUNK_TABLE_VERSION_EAGER && version !== CHUNK_TABLE_VERSION_WITH_IDS) {
         throw this.#error(
-          `is format version ${version}; this version of Zerda reads ${CHUNK_TABLE_VERSION_WITH_IDS} and ${CHUNK_TABLE_VERSION}`,
+          version === CHUNK_TABLE_VERSION
+            ? `is format version ${version}, which is read whole (decodeChunkTable), not in pieces`
+            : `is format version ${version}; this version of Zerda reads ${CHUNK_TABLE_VERSION_WITH_IDS} to ${CHUNK_TABLE_VERSION}`,
         );
       }
       const header = headerBytes(version);

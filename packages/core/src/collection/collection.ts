@@ -14,11 +14,11 @@ import type { VectorDriver } from '../vector/driver.js';
 import { InMemoryVectorStore } from '../vector/in-memory-vector-store.js';
 import type { VectorDatabase } from '../vector/vector-database.js';
 import { VectorRetriever } from '../vector/vector-retriever.js';
-import { ChunkTableReader, decodeChunkTable, encodeChunkTable } from './chunk-table.js';
+import { decodeChunkTable, encodeChunks } from './chunk-table.js';
 import { CollectionBase, type SavedStore } from './collection-base.js';
 import { DATABASE_STATE_FORMAT, DatabaseCollection } from './database-collection.js';
 import { decodeRecord, encodeRecord, type LogRecord } from './log-records.js';
-import type { CollectionStorage } from './storage.js';
+import { type BlobSource, bytesSource, type CollectionStorage } from './storage.js';
 import { chunksInRowOrder, encodeRowOrder, storeRowOrder } from './vector-order.js';
 
 export type RetrievalMode = 'keyword' | 'vector' | 'hybrid';
@@ -96,18 +96,19 @@ function loggedChunks(record: LogRecord): number {
   return record.t === 'add' ? record.chunks.length : record.t === 'delete' ? record.ids.length : 0;
 }
 /**
+ * 5: the chunk table's texts in a region of their own, decoded when read (table version 3).
  * 4: the chunk table without the ids (table version 2: they are the keyword index's, in its slot
  * order). 3: core's in-memory store's vectors as its memory holds them ('vector-arena', see
  * vector/arena-image.ts, with 'vector-order' when its rows are in another order than the chunks);
  * other stores' still as float32 rows ('vectors'). 2: the chunks as a binary table ('chunks', see
- * chunk-table.ts). 1: the chunks as JSON lines ('keyword-chunks'). 1 to 3 are still read; the
- * next snapshot writes version 4.
+ * chunk-table.ts). 1: the chunks as JSON lines ('keyword-chunks'). 1 to 4 are still read; the
+ * next snapshot writes version 5.
  */
-const STATE_VERSION = 4;
+const STATE_VERSION = 5;
 
 interface CollectionState {
   format: typeof STATE_FORMAT;
-  version: 1 | 2 | 3 | typeof STATE_VERSION;
+  version: 1 | 2 | 3 | 4 | typeof STATE_VERSION;
   store: SavedStore;
   analyzer: string;
   count: number;
@@ -441,9 +442,11 @@ export class Collection extends CollectionBase {
       vectors: this.#keepsVectors && typeof this.store.listRecords === 'function',
     };
     const encoder = new TextEncoder();
+    const { table, texts } = encodeChunks(chunks);
     const blobs = new Map<string, Uint8Array>([
       ['keyword-index', this.#keyword.index.serialize()],
-      ['chunks', encodeChunkTable(chunks)],
+      ['chunks', table],
+      ['chunk-texts', texts],
     ]);
     const vectors = state.vectors ? await this.#vectorBlobs(chunks) : undefined;
     // A store that lists chunks but not their vectors: the snapshot says so, and they are embedded
@@ -523,8 +526,8 @@ export class Collection extends CollectionBase {
     // Core's empty store takes its saved vectors straight into its scan memory, with no second copy.
     const store = this.store;
     const intoStore = store instanceof InMemoryVectorStore && (await store.count()) === 0;
-    // The chunk table decoded as it is read (a storage that reads in pieces never holds it whole).
-    let chunkTable: ChunkTableReader | undefined;
+    // The chunks' texts are left unread where the storage can read them later, a text at a time.
+    let texts: BlobSource | undefined;
     const snapshot = await this.storage.readSnapshot({
       ...(intoStore
         ? {
@@ -532,16 +535,16 @@ export class Collection extends CollectionBase {
               key === 'vector-arena' ? store.arenaImageTarget(byteLength) : undefined,
           }
         : {}),
-      pieces: (key, byteLength) => {
-        if (key !== 'chunks') return undefined;
-        const reader = new ChunkTableReader(this.storage.location, byteLength);
-        chunkTable = reader;
-        return (piece) => reader.push(piece);
-      },
+      defer: (key) =>
+        key === 'chunk-texts'
+          ? (source) => {
+              texts = source;
+            }
+          : undefined,
     });
     const warnings: Warning[] = this.#restoreWarnings;
     let restored = 0;
-    if (snapshot !== undefined) restored = await this.#loadSnapshot(snapshot, chunkTable);
+    if (snapshot !== undefined) restored = await this.#loadSnapshot(snapshot, texts);
     // A snapshot in an older format is written again on close, so the next open reads the current one.
     if (this.storage.outdated === true) this.#changed = this.#outdated = true;
     const open = new Map<number, string[]>();
@@ -614,7 +617,7 @@ export class Collection extends CollectionBase {
     return done;
   }
 
-  async #loadSnapshot(snapshot: Map<string, Uint8Array>, chunkTable?: ChunkTableReader): Promise<number> {
+  async #loadSnapshot(snapshot: Map<string, Uint8Array>, deferredTexts?: BlobSource): Promise<number> {
     const location = this.storage.location;
     const text = (key: string): string => {
       const bytes = snapshot.get(key);
@@ -632,7 +635,10 @@ export class Collection extends CollectionBase {
     }
     if (
       state?.format !== STATE_FORMAT ||
-      (state.version !== STATE_VERSION && state.version !== 3 && state.version !== 2 && state.version !== 1)
+      !(
+        state.version === STATE_VERSION ||
+        (Number.isInteger(state.version) && state.version >= 1 && state.version < STATE_VERSION)
+      )
     ) {
       throw new IndexFormatError({
         message: `Not a Zerda collection of version 1 to ${STATE_VERSION}${state?.format === STATE_FORMAT ? ` (it is version ${String(state.version)}, written by another version of Zerda)` : ''}`,
@@ -663,16 +669,14 @@ export class Collection extends CollectionBase {
       }
     } else {
       const table = snapshot.get('chunks');
-      if (table === undefined && chunkTable === undefined)
+      if (table === undefined)
         throw new IndexFormatError({ message: "The collection snapshot has no 'chunks'", path: location });
       // Validated when they were added; the table's reader checks its structure, the storage its
-      // bytes. A table of version 2 takes the index's ids (in slot order, the order it was saved in);
-      // one of version 1 holds its own.
-      const ids = [...index.documentIds()];
-      chunks =
-        table !== undefined
-          ? decodeChunkTable(table, location, ids)
-          : (chunkTable as ChunkTableReader).finish(ids);
+      // bytes. A table of version 2 or 3 takes the index's ids (in slot order, the order it was
+      // saved in); one of version 1 holds its own. Version 3 chunks read their texts when asked.
+      const whole = snapshot.get('chunk-texts');
+      const texts = deferredTexts ?? (whole !== undefined ? bytesSource(whole) : undefined);
+      chunks = decodeChunkTable(table, location, [...index.documentIds()], texts);
     }
     if (state.version !== STATE_VERSION) this.#changed = this.#outdated = true;
     this.#keyword = KeywordRetriever.fromParts(index, chunks);

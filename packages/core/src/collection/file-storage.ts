@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { closeSync, openSync, readSync } from 'node:fs';
 import { type FileHandle, mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +8,7 @@ import { crc32 } from '../util/crc32.js';
 import { syncDirectory, writeFileDurably } from '../util/durable-files.js';
 import { type DataFileReference, readDataFile, readManifestText } from '../util/manifest-save.js';
 import {
+  type BlobSource,
   blobBuffer,
   type CollectionStorage,
   frameRecord,
@@ -153,7 +155,7 @@ class FileStorage implements CollectionStorage {
           ] as const,
       ),
     );
-    // Blobs given to a consumer piece by piece are left out.
+    // Deferred blobs, handed to their consumer unread, are left out.
     return new Map(entries.filter((entry): entry is [string, Uint8Array] => entry[1] !== undefined));
   }
 
@@ -198,9 +200,9 @@ class FileStorage implements CollectionStorage {
     }
     try {
       if ((await handle.stat()).size !== reference.bytes) throw mismatch();
-      const consume = options?.pieces?.(key, reference.bytes);
+      const consume = options?.defer?.(key, reference.bytes);
       if (consume !== undefined) {
-        await readPieces(handle, reference.bytes, consume, reference.crc32, mismatch);
+        consume(deferredSource(path, key, reference.bytes));
         return undefined;
       }
       const data = blobBuffer(options, key, reference.bytes);
@@ -428,41 +430,57 @@ function isAlive(holder: { pid: number; host: string }): boolean {
   }
 }
 
-/**
- * A blob handed to `consume` in pieces, through two buffers of READ_PIECE bytes used in turn (the
- * next piece is read while this one is taken), its CRC taken on the way and checked at the end:
- * the blob is never whole in memory, and the memory it passes through is touched once.
- */
-async function readPieces(
-  handle: FileHandle,
-  byteLength: number,
-  consume: (piece: Uint8Array) => void,
-  expectedCrc: number,
-  mismatch: () => Error,
-): Promise<void> {
-  const size = Math.min(READ_PIECE, byteLength);
-  const buffers: Uint8Array[] = [new Uint8Array(size), new Uint8Array(size)];
-  let turn = 0;
-  let crc = 0;
-  let offset = 0;
-  let reading = byteLength > 0 ? handle.read(buffers[0] as Uint8Array, 0, size, 0) : undefined;
-  while (offset < byteLength) {
-    const { bytesRead } = await (reading as Promise<{ bytesRead: number }>);
-    if (bytesRead === 0) throw mismatch();
-    const piece = (buffers[turn] as Uint8Array).subarray(0, bytesRead);
-    offset += bytesRead;
-    turn ^= 1;
-    if (offset < byteLength) {
-      reading = handle.read(buffers[turn] as Uint8Array, 0, Math.min(size, byteLength - offset), offset);
-    }
-    crc = crc32(piece, crc);
-    try {
-      consume(piece);
-    } catch (error) {
-      // The next piece's read settles before the handle is closed under it.
-      await reading?.catch(() => undefined);
-      throw error;
-    }
+/** Descriptors of deferred blobs, each closed once its source is unreachable. */
+const deferredBlobs = new FinalizationRegistry<number>((fd) => {
+  try {
+    closeSync(fd);
+  } catch {
+    // Closed already: nothing is left to release.
   }
-  if (crc !== expectedCrc) throw mismatch();
+});
+
+/**
+ * A blob read a range at a time, through a descriptor of its own: the blob stays readable while the
+ * source is reachable, even once a later snapshot has removed its file (POSIX keeps an open file).
+ */
+function deferredSource(path: string, key: string, byteLength: number): BlobSource {
+  const failure = (error: unknown) =>
+    new IndexFormatError({
+      message: `The '${key}' blob could not be read (${String((error as NodeJS.ErrnoException).code)})`,
+      path,
+      cause: error,
+    });
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (error) {
+    throw failure(error);
+  }
+  let scratch = new Uint8Array(0);
+  const source: BlobSource = {
+    byteLength,
+    read(offset, length) {
+      if (scratch.byteLength < length)
+        scratch = new Uint8Array(Math.max(length, 2 * scratch.byteLength, 4096));
+      let done = 0;
+      while (done < length) {
+        let read: number;
+        try {
+          read = offset + done < byteLength ? readSync(fd, scratch, done, length - done, offset + done) : 0;
+        } catch (error) {
+          throw failure(error);
+        }
+        if (read === 0) {
+          throw new IndexFormatError({
+            message: `The '${key}' blob ends before the ${length} bytes read at ${offset} (truncated)`,
+            path,
+          });
+        }
+        done += read;
+      }
+      return scratch.subarray(0, length);
+    },
+  };
+  deferredBlobs.register(source, fd);
+  return source;
 }

@@ -17,6 +17,8 @@ export {
 } from './database-collection.js';
 export { createIndexedDbStorage, type IndexedDbStorageSettings } from './indexeddb-storage.js';
 export {
+  type BlobSource,
+  bytesSource,
   type CollectionStorage,
   createMemoryStorage,
   type SnapshotReadOptions,

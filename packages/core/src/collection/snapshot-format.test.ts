@@ -7,10 +7,16 @@ import { IndexFormatError } from '../errors/index.js';
 import type { Chunk, SearchResult } from '../model/index.js';
 import { HashEmbedder } from '../vector/embedders/index.js';
 import { InMemoryVectorStore } from '../vector/in-memory-vector-store.js';
-import { ChunkTableReader, chunkTableVersion, decodeChunkTable, encodeChunkTable } from './chunk-table.js';
+import {
+  ChunkTableReader,
+  chunkTableVersion,
+  decodeChunkTable,
+  encodeChunks,
+  encodeChunkTable,
+} from './chunk-table.js';
 import { openCollection } from './collection.js';
 import { createFileStorage } from './file-storage.js';
-import { type CollectionStorage, createMemoryStorage } from './storage.js';
+import { type BlobSource, bytesSource, type CollectionStorage, createMemoryStorage } from './storage.js';
 
 const embedder = new HashEmbedder({ dimension: 32 });
 const folders: string[] = [];
@@ -49,10 +55,29 @@ describe('collection chunk table', () => {
 
   const ids = (list: readonly Chunk[]) => list.map((chunk) => chunk.id);
 
-  it('reads back what it wrote, optional fields included, its ids given back (version 2)', () => {
-    expect(chunkTableVersion(encodeChunkTable(chunks), 'test')).toBe(2);
-    expect(decodeChunkTable(encodeChunkTable(chunks), 'test', ids(chunks))).toEqual(chunks);
-    expect(decodeChunkTable(encodeChunkTable([]), 'test', [])).toEqual([]);
+  /** `list` through a table of the current version and its texts blob, read back. */
+  const roundTrip = (list: readonly Chunk[]): Chunk[] => {
+    const { table, texts } = encodeChunks(list);
+    expect(chunkTableVersion(table, 'test')).toBe(3);
+    return decodeChunkTable(table, 'test', ids(list), bytesSource(texts));
+  };
+
+  it('reads back what it wrote, optional fields included, its ids given back and its texts apart (version 3)', () => {
+    expect(roundTrip(chunks)).toEqual(chunks);
+    expect(roundTrip([])).toEqual([]);
+    const arabic = [{ id: 'ar', text: 'المكتبة الوطنية في القاهرة 📚', metadata: { لغة: 'عربية' } }];
+    expect(roundTrip(arabic)).toEqual(arabic);
+    // The texts are not in the table: they are read from the texts blob.
+    const { table, texts } = encodeChunks(chunks);
+    expect(new TextDecoder().decode(texts)).toBe(chunks.map((chunk) => chunk.text).join(''));
+    expect(new TextDecoder().decode(table)).not.toContain('plain text');
+  });
+
+  it('reads a table of version 2 (texts among its strings)', () => {
+    const older = encodeChunkTable(chunks, 2);
+    expect(chunkTableVersion(older, 'test')).toBe(2);
+    expect(decodeChunkTable(older, 'test', ids(chunks))).toEqual(chunks);
+    expect(decodeChunkTable(encodeChunkTable([], 2), 'test', [])).toEqual([]);
   });
 
   it('reads a table of version 1, which holds its own ids', () => {
@@ -63,10 +88,38 @@ describe('collection chunk table', () => {
     expect(decodeChunkTable(older, 'test', ['w', 'x', 'y', 'z'])).toEqual(chunks);
   });
 
-  it('keeps a lone surrogate as it was', () => {
+  it('keeps a lone surrogate as it was, in a text or in another string', () => {
     const odd = [{ id: 'x', text: 'half \ud83d of an emoji' }, ...chunks];
-    expect(decodeChunkTable(encodeChunkTable(odd), 'test', ids(odd))).toEqual(odd);
+    expect(roundTrip(odd)).toEqual(odd);
+    const oddDocId = [...chunks, { id: 'y', text: 'fine', docId: 'half \udc00' }];
+    expect(roundTrip(oddDocId)).toEqual(oddDocId);
+    expect(decodeChunkTable(encodeChunkTable(odd, 2), 'test', ids(odd))).toEqual(odd);
     expect(decodeChunkTable(encodeChunkTable(odd, 1), 'test')).toEqual(odd);
+  });
+
+  it('gives chunks whose text reads, spreads, serializes and compares as a plain one, read from the blob each time', () => {
+    const { table, texts } = encodeChunks(chunks);
+    let reads = 0;
+    const counting: BlobSource = {
+      byteLength: texts.byteLength,
+      read: (offset, length) => {
+        reads++;
+        return texts.subarray(offset, offset + length);
+      },
+    };
+    const stored = decodeChunkTable(table, 'test', ids(chunks), counting);
+    expect(reads).toBe(0);
+    const second = stored[1] as Chunk;
+    expect(second.text).toBe('ünïcödé — 漢字 😀');
+    expect(reads).toBe(1);
+    expect({ ...second }).toEqual({ id: 'b', text: 'ünïcödé — 漢字 😀', docId: 'd1' });
+    expect(Object.keys(second)).toEqual(['id', 'text', 'docId']);
+    expect(JSON.parse(JSON.stringify(stored))).toEqual(chunks);
+    expect(structuredClone(stored)).toEqual(chunks);
+    // A text set by a caller is kept, as on any object.
+    second.text = 'changed';
+    expect(second.text).toBe('changed');
+    expect({ ...second }.text).toBe('changed');
   });
 
   it('reads a table given in pieces of any size, UTF-8 sequences cut between them', () => {
@@ -96,7 +149,7 @@ describe('collection chunk table', () => {
   });
 
   it('refuses a table given in pieces that ends early or cuts its last UTF-8 sequence', () => {
-    const bytes = encodeChunkTable([{ id: 'a', text: 'ends in 漢' }]);
+    const bytes = encodeChunkTable([{ id: 'a', text: 'ends in 漢' }], 2);
     const short = new ChunkTableReader('pieces', bytes.byteLength);
     short.push(bytes.subarray(0, bytes.byteLength - 1));
     expect(() => short.finish(['a'])).toThrow(/truncated/);
@@ -111,35 +164,42 @@ describe('collection chunk table', () => {
   });
 
   it('refuses ids that are not those it was written with, in the same order', () => {
-    const bytes = encodeChunkTable(chunks);
-    const refusal = (given: string[] | undefined) => {
-      try {
-        decodeChunkTable(bytes, 'where', given);
-      } catch (error) {
-        expect(IndexFormatError.isInstance(error)).toBe(true);
-        return (error as Error).message;
-      }
-      throw new Error('accepted ids that do not match');
-    };
-    expect(refusal(undefined)).toMatch(/none were given/);
-    expect(refusal(['a', 'b', 'c'])).toMatch(/holds 4 chunks and the keyword index 3/);
-    expect(refusal(['b', 'a', 'c', 'd'])).toMatch(/does not match the keyword index/);
-    expect(refusal(['a', 'b', 'c', 'e'])).toMatch(/does not match the keyword index/);
-    // A boundary moved between two ids changes the digest too.
-    expect(refusal(['ab', '', 'c', 'd'])).toMatch(/does not match the keyword index/);
+    const { table, texts } = encodeChunks(chunks);
+    for (const [bytes, source] of [
+      [table, bytesSource(texts)],
+      [encodeChunkTable(chunks, 2), undefined],
+    ] as const) {
+      const refusal = (given: string[] | undefined) => {
+        try {
+          decodeChunkTable(bytes, 'where', given, source);
+        } catch (error) {
+          expect(IndexFormatError.isInstance(error)).toBe(true);
+          return (error as Error).message;
+        }
+        throw new Error('accepted ids that do not match');
+      };
+      expect(refusal(undefined)).toMatch(/none were given/);
+      expect(refusal(['a', 'b', 'c'])).toMatch(/holds 4 chunks and the keyword index 3/);
+      expect(refusal(['b', 'a', 'c', 'd'])).toMatch(/does not match the keyword index/);
+      expect(refusal(['a', 'b', 'c', 'e'])).toMatch(/does not match the keyword index/);
+      // A boundary moved between two ids changes the digest too.
+      expect(refusal(['ab', '', 'c', 'd'])).toMatch(/does not match the keyword index/);
+    }
   });
 
-  it('refuses a truncated table, a foreign one, a wrong version and damaged lengths', () => {
-    const bytes = encodeChunkTable(chunks);
-    const refused = (damaged: Uint8Array): string => {
-      try {
-        decodeChunkTable(damaged, 'where', ids(chunks));
-      } catch (error) {
-        expect(IndexFormatError.isInstance(error)).toBe(true);
-        return (error as Error).message;
-      }
-      throw new Error('accepted a damaged table');
-    };
+  /** The message of the IndexFormatError that decoding `table` (with `texts`) throws. */
+  const refused = (table: Uint8Array, texts?: BlobSource): string => {
+    try {
+      decodeChunkTable(table, 'where', ids(chunks), texts);
+    } catch (error) {
+      expect(IndexFormatError.isInstance(error)).toBe(true);
+      return (error as Error).message;
+    }
+    throw new Error('accepted a damaged table');
+  };
+
+  it('refuses a truncated table, a foreign one, a wrong version and damaged lengths (version 2)', () => {
+    const bytes = encodeChunkTable(chunks, 2);
     expect(refused(bytes.subarray(0, bytes.byteLength - 3))).toMatch(/truncated/);
     expect(refused(bytes.subarray(0, 10))).toMatch(/too short/);
     const foreign = bytes.slice();
@@ -147,7 +207,7 @@ describe('collection chunk table', () => {
     expect(refused(foreign)).toMatch(/magic/);
     const version = bytes.slice();
     new DataView(version.buffer).setUint32(8, 9, true);
-    expect(refused(version)).toMatch(/version 9/);
+    expect(refused(version)).toMatch(/version 9; this version of Zerda reads 1 to 3/);
     // A flipped bit in the first string's length: the lengths no longer add up to the text.
     const lengthsAt = 28 + 4;
     const flipped = bytes.slice();
@@ -161,14 +221,50 @@ describe('collection chunk table', () => {
     new DataView(olderCount.buffer).setUint32(12, 5, true);
     expect(refused(olderCount)).toMatch(/header says|count/);
   });
+
+  it('refuses a damaged table of version 3, a texts blob of another size, and none at all', () => {
+    const { table, texts } = encodeChunks(chunks);
+    const source = bytesSource(texts);
+    expect(refused(table.subarray(0, table.byteLength - 3), source)).toMatch(/truncated/);
+    expect(refused(table.subarray(0, 20), source)).toMatch(/too short/);
+    const count = table.slice();
+    new DataView(count.buffer).setUint32(12, 5, true);
+    expect(refused(count, source)).toMatch(/header says/);
+    // Text offsets: the second made smaller than the first (they go back).
+    const endsAt = 32 + 4 + 4 * 4;
+    const back = table.slice();
+    new DataView(back.buffer).setUint32(endsAt + 4, 1, true);
+    expect(refused(back, source)).toMatch(/go back at chunk 1/);
+    const unknown = table.slice();
+    unknown[32 + 2] = 0x40;
+    expect(refused(unknown, source)).toMatch(/unknown flags on chunk 2/);
+    expect(refused(table, bytesSource(texts.subarray(1)))).toMatch(/texts blob is/);
+    expect(refused(table)).toMatch(/'chunk-texts' blob, and there is none/);
+  });
+
+  it("says which chunk's text is damaged when it is read", () => {
+    const { table, texts } = encodeChunks(chunks);
+    const damaged = texts.slice();
+    damaged[0] = (damaged[0] as number) ^ 0x20;
+    const stored = decodeChunkTable(table, 'where', ids(chunks), bytesSource(damaged));
+    expect(stored[1]?.text).toBe(chunks[1]?.text);
+    let error: unknown;
+    try {
+      void stored[0]?.text;
+    } catch (caught) {
+      error = caught;
+    }
+    expect(IndexFormatError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(/chunk 0 does not match its checksum/);
+  });
 });
 
 /**
  * Opens a collection over `storage` (holding an older snapshot), checks it holds `chunks` and ranks
- * `query` as `before`, closes it, and checks that the snapshot was written again as version 4
- * (chunk table version 2). Returns that snapshot.
+ * `query` as `before`, closes it, and checks that the snapshot was written again as version 5
+ * (chunk table version 3, its texts apart). Returns that snapshot.
  */
-async function reopensAsVersion4(
+async function reopensAsCurrent(
   storage: CollectionStorage,
   chunks: Chunk[],
   query: string,
@@ -182,8 +278,9 @@ async function reopensAsVersion4(
   );
   await second.close();
   const rewritten = (await storage.readSnapshot())!;
-  expect(JSON.parse(new TextDecoder().decode(rewritten.get('state'))).version).toBe(4);
-  expect(chunkTableVersion(rewritten.get('chunks')!, 'memory')).toBe(2);
+  expect(JSON.parse(new TextDecoder().decode(rewritten.get('state'))).version).toBe(5);
+  expect(chunkTableVersion(rewritten.get('chunks')!, 'memory')).toBe(3);
+  expect(rewritten.has('chunk-texts')).toBe(true);
   return rewritten;
 }
 
@@ -238,51 +335,100 @@ describe('collection snapshot formats', () => {
     await again.close();
   });
 
-  it('hands a blob over in pieces when asked, checked against its CRC all the same', async () => {
+  it('hands a deferred blob over unread, as a source that reads ranges and outlives later snapshots', async () => {
     const directory = await folder();
     const storage = createFileStorage(directory);
-    // Over two read buffers of 8 MiB: three pieces, the last a short one.
-    const big = new Uint8Array(17 * 1024 * 1024 + 5);
-    for (let i = 0; i < big.length; i += 4096) big[i] = (i * 7919) & 0xff;
+    const big = new Uint8Array(3 * 1024 * 1024 + 5);
+    for (let i = 0; i < big.length; i += 7) big[i] = (i * 7919) & 0xff;
     await storage.commitSnapshot(
       new Map([
         ['big', big],
         ['small', Uint8Array.from([1, 2, 3])],
       ]),
     );
-    const pieces: Uint8Array[] = [];
+    let source: BlobSource | undefined;
     const read = (await storage.readSnapshot({
-      pieces: (key) => (key === 'big' ? (piece) => pieces.push(piece.slice()) : undefined),
+      defer: (key, byteLength) => {
+        expect(byteLength).toBe(key === 'big' ? big.byteLength : 3);
+        return key === 'big'
+          ? (given) => {
+              source = given;
+            }
+          : undefined;
+      },
     }))!;
     expect([...read.keys()]).toEqual(['small']);
-    expect(pieces.map((piece) => piece.byteLength)).toEqual([8 << 20, 8 << 20, (1 << 20) + 5]);
-    const joined = new Uint8Array(big.length);
-    let at = 0;
-    for (const piece of pieces) {
-      joined.set(piece, at);
-      at += piece.byteLength;
+    expect(source?.byteLength).toBe(big.byteLength);
+    const ranges = [
+      [0, 10],
+      [1_000_000, 70_000],
+      [big.byteLength - 5, 5],
+      [17, 0],
+    ];
+    const check = () => {
+      for (const [offset, length] of ranges as Array<[number, number]>) {
+        const bytes = (source as BlobSource).read(offset, length);
+        expect(Buffer.from(bytes).equals(Buffer.from(big.subarray(offset, offset + length)))).toBe(true);
+      }
+    };
+    check();
+    // A later snapshot removes the blob's file: the source still reads what it was opened on.
+    await storage.commitSnapshot(new Map([['small', Uint8Array.from([4])]]));
+    expect((await readdir(directory)).filter((name) => name.startsWith('blob-big-'))).toEqual([]);
+    check();
+    let error: unknown;
+    try {
+      (source as BlobSource).read(big.byteLength - 2, 5);
+    } catch (caught) {
+      error = caught;
     }
-    expect(Buffer.from(joined).equals(Buffer.from(big))).toBe(true);
-    // A consumer that fails fails the read (the next piece's read settled first).
-    const failing = await storage
-      .readSnapshot({
-        pieces: (key) =>
-          key === 'big'
-            ? () => {
-                throw new Error('consumer failed');
-              }
-            : undefined,
-      })
-      .catch((e: unknown) => e);
-    expect((failing as Error).message).toBe('consumer failed');
-    const manifest = JSON.parse(await readFile(join(directory, 'zerda-collection.json'), 'utf8'));
-    const path = join(directory, manifest.blobs.big.file);
-    const flipped = Buffer.from(await readFile(path));
-    flipped[flipped.length - 2] = (flipped[flipped.length - 2] as number) ^ 0x01;
-    await writeFile(path, flipped);
-    const error = await storage.readSnapshot({ pieces: () => () => {} }).catch((e: unknown) => e);
     expect(IndexFormatError.isInstance(error)).toBe(true);
-    expect((error as Error).message).toMatch(/'big' blob does not match/);
+    expect((error as Error).message).toMatch(/'big' blob ends before the 5 bytes read at/);
+    // The memory storage reads nothing later: it returns every blob whole.
+    const memory = createMemoryStorage();
+    await memory.commitSnapshot(new Map([['big', big]]));
+    const whole = await memory.readSnapshot({ defer: () => () => {} });
+    expect(whole?.get('big')?.byteLength).toBe(big.byteLength);
+  });
+
+  it('opens a collection whose texts blob is damaged, and says so when a damaged text is read; refuses one cut short', async () => {
+    const directory = await folder();
+    const first = await openCollection({
+      store: new InMemoryVectorStore({ embedder }),
+      storage: createFileStorage(directory),
+    });
+    await first.add(corpus(20));
+    await first.checkpoint();
+    await first.close();
+    const manifest = JSON.parse(await readFile(join(directory, 'zerda-collection.json'), 'utf8'));
+    const path = join(directory, manifest.blobs['chunk-texts'].file);
+    const original = await readFile(path);
+    // The last text's last byte: chunk 19 is damaged, the others are not.
+    const flipped = Buffer.from(original);
+    flipped[flipped.length - 1] = (flipped[flipped.length - 1] as number) ^ 0x01;
+    await writeFile(path, flipped);
+    const opened = await openCollection({
+      store: new InMemoryVectorStore({ embedder }),
+      storage: createFileStorage(directory),
+    });
+    const [healthy, damaged] = await opened.get(['c3', 'c19']);
+    expect(healthy?.text).toBe(corpus(20)[3]?.text);
+    let error: unknown;
+    try {
+      void damaged?.text;
+    } catch (caught) {
+      error = caught;
+    }
+    expect(IndexFormatError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(/chunk 19 does not match its checksum/);
+    await opened.close();
+    await writeFile(path, original.subarray(0, original.length - 1));
+    const cut = await openCollection({
+      store: new InMemoryVectorStore({ embedder }),
+      storage: createFileStorage(directory),
+    }).catch((e: unknown) => e);
+    expect(IndexFormatError.isInstance(cut)).toBe(true);
+    expect((cut as Error).message).toMatch(/'chunk-texts' blob does not match the manifest/);
   });
 
   it('reads a folder written with SHA-256 blobs (storage version 1) and rewrites it as version 2', async () => {
@@ -313,10 +459,10 @@ describe('collection snapshot formats', () => {
     );
     await second.close();
     expect(JSON.parse(await readFile(manifestPath, 'utf8')).version).toBe(2);
-    expect((await readdir(directory)).filter((name) => name.startsWith('blob-')).length).toBe(4);
+    expect((await readdir(directory)).filter((name) => name.startsWith('blob-')).length).toBe(5);
   });
 
-  it('reads a version 1 snapshot (chunks as JSON lines) and writes version 4 on the next snapshot', async () => {
+  it('reads a version 1 snapshot (chunks as JSON lines) and writes version 5 on the next snapshot', async () => {
     const storage = createMemoryStorage();
     const store = new InMemoryVectorStore({ embedder });
     const first = await openCollection({ store, storage });
@@ -330,43 +476,56 @@ describe('collection snapshot formats', () => {
       blobs.get('chunks')!,
       'memory',
       corpus(15).map((chunk) => chunk.id),
+      bytesSource(blobs.get('chunk-texts')!),
     );
     const state = JSON.parse(new TextDecoder().decode(blobs.get('state')));
     blobs.delete('vector-arena');
     blobs.set('vectors', new Uint8Array(rows.buffer, rows.byteOffset, rows.byteLength));
     blobs.delete('chunks');
+    blobs.delete('chunk-texts');
     blobs.set(
       'keyword-chunks',
       new TextEncoder().encode(chunks.map((chunk) => JSON.stringify(chunk)).join('\n')),
     );
     blobs.set('state', new TextEncoder().encode(JSON.stringify({ ...state, version: 1 })));
     await storage.commitSnapshot(blobs);
-    const rewritten = await reopensAsVersion4(storage, chunks, 'solar', before);
+    const rewritten = await reopensAsCurrent(storage, chunks, 'solar', before);
     expect(rewritten.has('keyword-chunks')).toBe(false);
     expect(rewritten.has('vectors')).toBe(false);
     expect(rewritten.has('vector-arena')).toBe(true);
   });
 
-  it('reads a version 3 snapshot (a chunk table with its ids) and writes version 4 on the next snapshot', async () => {
-    const storage = createMemoryStorage();
-    const first = await openCollection({ store: new InMemoryVectorStore({ embedder }), storage });
-    await first.add(corpus(15));
-    await first.delete(['c2', 'c7']);
-    const before = await first.retrieve('wind report', { k: 5 });
-    await first.close();
-    // The same snapshot as version 3 wrote it: the chunk table of version 1, ids included.
-    const blobs = (await storage.readSnapshot())!;
-    const kept = corpus(15)
-      .map((chunk) => chunk.id)
-      .filter((id) => id !== 'c2' && id !== 'c7');
-    const chunks = decodeChunkTable(blobs.get('chunks')!, 'memory', kept);
-    const state = JSON.parse(new TextDecoder().decode(blobs.get('state')));
-    expect(state.version).toBe(4);
-    blobs.set('chunks', encodeChunkTable(chunks, 1));
-    blobs.set('state', new TextEncoder().encode(JSON.stringify({ ...state, version: 3 })));
-    await storage.commitSnapshot(blobs);
-    await reopensAsVersion4(storage, chunks, 'wind report', before);
-  });
+  for (const [stateVersion, tableVersion] of [
+    [3, 1],
+    [4, 2],
+  ] as const) {
+    it(`reads a version ${stateVersion} snapshot (chunk table version ${tableVersion}, texts inside) and writes version 5 on the next snapshot`, async () => {
+      const storage = createMemoryStorage();
+      const first = await openCollection({ store: new InMemoryVectorStore({ embedder }), storage });
+      await first.add(corpus(15));
+      await first.delete(['c2', 'c7']);
+      const before = await first.retrieve('wind report', { k: 5 });
+      await first.close();
+      // The same snapshot as that version wrote it.
+      const blobs = (await storage.readSnapshot())!;
+      const kept = corpus(15)
+        .map((chunk) => chunk.id)
+        .filter((id) => id !== 'c2' && id !== 'c7');
+      const chunks = decodeChunkTable(
+        blobs.get('chunks')!,
+        'memory',
+        kept,
+        bytesSource(blobs.get('chunk-texts')!),
+      );
+      const state = JSON.parse(new TextDecoder().decode(blobs.get('state')));
+      expect(state.version).toBe(5);
+      blobs.set('chunks', encodeChunkTable(chunks, tableVersion));
+      blobs.delete('chunk-texts');
+      blobs.set('state', new TextEncoder().encode(JSON.stringify({ ...state, version: stateVersion })));
+      await storage.commitSnapshot(blobs);
+      await reopensAsCurrent(storage, chunks, 'wind report', before);
+    });
+  }
 
   it("refuses a chunk table whose ids or order are not the keyword index's", async () => {
     const storage = createMemoryStorage();
@@ -378,11 +537,13 @@ describe('collection snapshot formats', () => {
       saved.get('chunks')!,
       'memory',
       corpus(6).map((chunk) => chunk.id),
+      bytesSource(saved.get('chunk-texts')!),
     );
     const renamed = chunks.map((chunk, i) => ({ ...chunk, id: i === 3 ? 'other' : chunk.id }));
-    for (const table of [encodeChunkTable([...chunks].reverse()), encodeChunkTable(renamed)]) {
+    for (const { table, texts } of [encodeChunks([...chunks].reverse()), encodeChunks(renamed)]) {
       const blobs = new Map(saved);
       blobs.set('chunks', table);
+      blobs.set('chunk-texts', texts);
       await storage.commitSnapshot(blobs);
       const error = await openCollection({ store: new InMemoryVectorStore({ embedder }), storage }).catch(
         (e: unknown) => e,

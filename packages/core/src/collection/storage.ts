@@ -52,12 +52,32 @@ export interface SnapshotReadOptions {
   /** The buffer a blob is read into (`byteLength` bytes), or undefined for a new one. */
   into?: (key: string, byteLength: number) => Uint8Array | undefined;
   /**
-   * Per blob, a consumer that takes its bytes in pieces, in order, rather than whole (undefined:
-   * whole): each piece only during the call, its memory read into again after. A blob given to a
-   * consumer is left out of the returned map; its checksum is still checked, after its last piece.
-   * A storage may ignore this and return every blob whole.
+   * Per blob, a consumer that reads it a range at a time when it needs to, rather than now
+   * (undefined: read now). A storage that can read ranges synchronously hands such a blob to the
+   * consumer as a source, unread and left out of the returned map; the blob stays readable for as
+   * long as the source is reachable, whatever later snapshots do. No checksum over the whole blob
+   * is taken then: checking what it reads is the consumer's job. A storage may ignore this and
+   * return every blob whole.
    */
-  pieces?: (key: string, byteLength: number) => ((piece: Uint8Array) => void) | undefined;
+  defer?: (key: string, byteLength: number) => ((source: BlobSource) => void) | undefined;
+}
+
+/** A blob read a range at a time (see `SnapshotReadOptions.defer`). */
+export interface BlobSource {
+  readonly byteLength: number;
+  /**
+   * `length` bytes from `offset`, read now: a view the caller must not keep past its next read.
+   * An IndexFormatError when the blob cannot be read or ends early.
+   */
+  read(offset: number, length: number): Uint8Array;
+}
+
+/** A blob already in memory as a source. */
+export function bytesSource(bytes: Uint8Array): BlobSource {
+  return {
+    byteLength: bytes.byteLength,
+    read: (offset, length) => bytes.subarray(offset, offset + length),
+  };
 }
 
 /** The buffer for a blob: the one `into` names when it has the blob's length, else a new one. */
