@@ -528,7 +528,18 @@ export class Collection extends CollectionBase {
     const intoStore = store instanceof InMemoryVectorStore && (await store.count()) === 0;
     // The chunks' texts are left unread where the storage can read them later, a text at a time.
     let texts: BlobSource | undefined;
+    // The keyword index decoded as soon as it is read, while the vector image is still being read
+    // (its outcome, an error included, taken up where the snapshot's checks reach it).
+    let early: { index: BM25Index } | { error: unknown } | undefined;
     const snapshot = await this.storage.readSnapshot({
+      onRead: (key, bytes) => {
+        if (key !== 'keyword-index') return;
+        try {
+          early = { index: this.#readIndex(bytes) };
+        } catch (error) {
+          early = { error };
+        }
+      },
       ...(intoStore
         ? {
             into: (key: string, byteLength: number) =>
@@ -544,7 +555,7 @@ export class Collection extends CollectionBase {
     });
     const warnings: Warning[] = this.#restoreWarnings;
     let restored = 0;
-    if (snapshot !== undefined) restored = await this.#loadSnapshot(snapshot, texts);
+    if (snapshot !== undefined) restored = await this.#loadSnapshot(snapshot, texts, early);
     // A snapshot in an older format is written again on close, so the next open reads the current one.
     if (this.storage.outdated === true) this.#changed = this.#outdated = true;
     const open = new Map<number, string[]>();
@@ -617,7 +628,11 @@ export class Collection extends CollectionBase {
     return done;
   }
 
-  async #loadSnapshot(snapshot: Map<string, Uint8Array>, deferredTexts?: BlobSource): Promise<number> {
+  async #loadSnapshot(
+    snapshot: Map<string, Uint8Array>,
+    deferredTexts: BlobSource | undefined,
+    early: { index: BM25Index } | { error: unknown } | undefined,
+  ): Promise<number> {
     const location = this.storage.location;
     const text = (key: string): string => {
       const bytes = snapshot.get(key);
@@ -648,13 +663,8 @@ export class Collection extends CollectionBase {
     this.checkSavedStore(state.store);
     const analyzer = this.#keyword.index.analyzer.name;
     if (state.analyzer !== analyzer) throw this.mismatch('analyzer', state.analyzer, analyzer);
-    // The storage's bytes are ours (the index keeps views into them) and checked where it says so.
-    const index = BM25Index.deserialize(snapshot.get('keyword-index') ?? new Uint8Array(0), {
-      analyzer: this.#keyword.index.analyzer,
-      path: location,
-      adopt: true,
-      verified: this.storage.verified === true,
-    });
+    if (early !== undefined && 'error' in early) throw early.error;
+    const index = early?.index ?? this.#readIndex(snapshot.get('keyword-index') ?? new Uint8Array(0));
     let chunks: Chunk[];
     if (state.version === 1) {
       const lines = text('keyword-chunks');
@@ -721,6 +731,16 @@ export class Collection extends CollectionBase {
       }
     }
     return chunks.length;
+  }
+
+  /** The saved keyword index: the storage's bytes are ours (the index keeps views into them) and checked where it says so. */
+  #readIndex(bytes: Uint8Array): BM25Index {
+    return BM25Index.deserialize(bytes, {
+      analyzer: this.#keyword.index.analyzer,
+      path: this.storage.location,
+      adopt: true,
+      verified: this.storage.verified === true,
+    });
   }
 
   /**

@@ -391,6 +391,67 @@ describe('collection snapshot formats', () => {
     expect(whole?.get('big')?.byteLength).toBe(big.byteLength);
   });
 
+  it('reads blobs smallest first and hands each to onRead, the same bytes it returns', async () => {
+    const directory = await folder();
+    const storage = createFileStorage(directory);
+    const sized = (n: number) => {
+      const bytes = new Uint8Array(n);
+      for (let i = 0; i < n; i++) bytes[i] = (i * 31 + n) & 0xff;
+      return bytes;
+    };
+    await storage.commitSnapshot(
+      new Map([
+        ['large', sized(9 * 1024 * 1024)],
+        ['empty', sized(0)],
+        ['small', sized(10)],
+        ['middle', sized(5000)],
+        ['later', sized(20)],
+      ]),
+    );
+    const announced: Array<[string, Uint8Array]> = [];
+    const read = (await storage.readSnapshot({
+      onRead: (key, bytes) => announced.push([key, bytes]),
+      defer: (key) => (key === 'later' ? () => {} : undefined),
+    }))!;
+    expect(announced.map(([key]) => key)).toEqual(['empty', 'small', 'middle', 'large']);
+    for (const [key, bytes] of announced) {
+      expect(read.get(key)).toBe(bytes);
+      expect(Buffer.from(bytes).equals(Buffer.from(sized(bytes.byteLength)))).toBe(true);
+    }
+    expect([...read.keys()].sort()).toEqual(['empty', 'large', 'middle', 'small']);
+  });
+
+  it('reports a damaged keyword index after the checks of the state, as a typed error, when it is decoded as it is read', async () => {
+    const directory = await folder();
+    const first = await openCollection({
+      store: new InMemoryVectorStore({ embedder }),
+      storage: createFileStorage(directory),
+    });
+    await first.add(corpus(8));
+    await first.checkpoint();
+    await first.close();
+    const storage = createFileStorage(directory);
+    const blobs = (await storage.readSnapshot())!;
+    // Checksums right (the storage takes them anew), the index's own structure wrong.
+    const index = blobs.get('keyword-index')!;
+    blobs.set('keyword-index', index.subarray(0, index.byteLength >> 1));
+    await storage.commitSnapshot(blobs);
+    const damaged = await openCollection({
+      store: new InMemoryVectorStore({ embedder }),
+      storage: createFileStorage(directory),
+    }).catch((e: unknown) => e);
+    expect(IndexFormatError.isInstance(damaged)).toBe(true);
+    expect((damaged as Error).message).toMatch(/BM25 index/);
+    // A collection opened with another analyzer is told so first, as before.
+    const other = await openCollection({
+      store: new InMemoryVectorStore({ embedder }),
+      storage: createFileStorage(directory),
+      analyzer: { name: 'other', analyze: (text) => text.split(' ') },
+    }).catch((e: unknown) => e);
+    expect((other as Error).message).toMatch(/analyzer/);
+    expect((other as Error).message).not.toMatch(/BM25 index/);
+  });
+
   it('opens a collection whose texts blob is damaged, and says so when a damaged text is read; refuses one cut short', async () => {
     const directory = await folder();
     const first = await openCollection({

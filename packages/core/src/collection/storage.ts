@@ -60,6 +60,12 @@ export interface SnapshotReadOptions {
    * return every blob whole.
    */
   defer?: (key: string, byteLength: number) => ((source: BlobSource) => void) | undefined;
+  /**
+   * Called with each blob once it is read and checked, before `readSnapshot` resolves, so a
+   * caller can decode it while others are still being read (the file storage reads the smallest
+   * first). A storage may not call it at all; the returned map holds every blob either way.
+   */
+  onRead?: (key: string, bytes: Uint8Array) => void;
 }
 
 /** A blob read a range at a time (see `SnapshotReadOptions.defer`). */
