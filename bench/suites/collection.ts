@@ -28,6 +28,8 @@ import { importFaiss } from './faiss.js';
 const DIMENSION = 384;
 /** Opens of the saved collection timed per size (the median is reported). */
 const OPEN_REPEATS = 3;
+/** Fills by hand and into a collection, taken in turn, for the add overhead (medians compared). */
+const ADD_PAIRS = 3;
 /** Chunks a short writing session adds (its log is left for the next open to replay). */
 const FEW_WRITES = 10;
 const BATCH = 1000;
@@ -180,8 +182,64 @@ async function runSize(
     }
     collectGarbage();
   }
+  rows.push(
+    await overheadRow(
+      'in-memory store (memory storage)',
+      size,
+      () => new InMemoryVectorStore({ dimension: DIMENSION, embedder }),
+      documents,
+      embeddings,
+      log,
+    ),
+  );
   rows.push(...(await faissRows(size, options, documents, embeddings, queries, embedder)));
   return rows;
+}
+
+/**
+ * The collection's add overhead over the parts by hand, from ADD_PAIRS fills of each taken in turn
+ * (by hand, collection, by hand, ...), medians compared: one fill of each swings by ±10 points on
+ * a shared machine, and whichever runs second finds the code warm.
+ */
+async function overheadRow(
+  what: string,
+  size: number,
+  makeStore: () => VectorDatabase,
+  documents: Chunk[],
+  embeddings: Float32Array[],
+  log: (line: string) => void,
+): Promise<BenchRow> {
+  const hand: number[] = [];
+  const collection: number[] = [];
+  for (let pair = 0; pair < ADD_PAIRS; pair++) {
+    collectGarbage();
+    const byHand = await fillByHand(makeStore(), documents, embeddings);
+    hand.push(byHand.ms);
+    byHand.value = undefined as never;
+    collectGarbage();
+    const built = await fillCollection({ store: makeStore() }, documents, embeddings);
+    collection.push(built.ms);
+    await built.value.close();
+    built.value = undefined as never;
+  }
+  collectGarbage();
+  const handMs = percentile(hand, 50);
+  const collectionMs = percentile(collection, 50);
+  const overhead = (collectionMs / handMs - 1) * 100;
+  const pairs = hand
+    .map((ms, i) => `${(ms / 1000).toFixed(2)}/${((collection[i] as number) / 1000).toFixed(2)} s`)
+    .join(', ');
+  log(
+    `  add overhead over the parts by hand, ${what}: ${overhead.toFixed(1)}% (medians of ${ADD_PAIRS} fills each, by hand/collection: ${pairs})`,
+  );
+  return {
+    suite: 'collection',
+    system: `collection add overhead, ${what}`,
+    size,
+    buildMs: collectionMs,
+    quality: { overheadPercent: Number(overhead.toFixed(1)), byHandMs: Math.round(handMs) },
+    notes: `median of ${ADD_PAIRS} collection fills against the median of ${ADD_PAIRS} fills of the parts by hand, taken in turn (by hand/collection: ${pairs})`,
+  };
 }
 
 /**
@@ -223,7 +281,12 @@ async function faissRows(
     `  collection over FAISS (memory storage): added in ${(built.ms / 1000).toFixed(2)} s (${overhead}% over by hand, ${(byHand.ms / 1000).toFixed(2)} s), hybrid p50 ${row.p50Ms.toFixed(2)} ms`,
   );
   await built.value.close();
-  return [handRow, row];
+  built.value = undefined as never;
+  return [
+    handRow,
+    row,
+    await overheadRow('FAISS flat (memory storage)', size, makeStore, documents, embeddings, options.log),
+  ];
 }
 
 /** The keyword index and `store` filled by hand, batch by batch, with a HybridRetriever over them. */

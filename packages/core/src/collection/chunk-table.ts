@@ -108,25 +108,34 @@ export function encodeChunkTable(chunks: readonly Chunk[], version: 1 | 2): Uint
 
 /**
  * The chunks as a table of the current version (the ids left out: the reader is given them, in this
- * order) and the blob of their texts.
+ * order) and the blob of their texts. Chunks read from a table whose text is still the stored one
+ * have their bytes and CRC-32 copied as they are, a run of consecutive ones at a time, rather than
+ * decoded and encoded again.
  */
 export function encodeChunks(chunks: readonly Chunk[]): { table: Uint8Array; texts: Uint8Array } {
   const count = chunks.length;
   const flags = new Uint8Array(align4(count));
   const strings: string[] = [];
-  const texts: string[] = new Array(count);
-  let textLength = 0;
+  // Per chunk, its text to encode, or undefined where its stored bytes are copied.
+  const plain: Array<string | undefined> = new Array(count);
+  let estimate = 0;
   for (let i = 0; i < count; i++) {
     const chunk = chunks[i] as Chunk;
     let flag = 0;
-    let text = chunk.text;
-    // A lone surrogate would become U+FFFD in UTF-8: such a text is kept as JSON instead.
-    if (!isWellFormed(text)) {
-      text = JSON.stringify(text);
-      flag |= TEXT_AS_JSON;
+    const stored = StoredChunk.place(chunk);
+    if (stored !== undefined) {
+      flag |= stored.texts.flag(stored.index) & TEXT_AS_JSON;
+      estimate += stored.texts.byteLength(stored.index);
+    } else {
+      let text = chunk.text;
+      // A lone surrogate would become U+FFFD in UTF-8: such a text is kept as JSON instead.
+      if (!isWellFormed(text)) {
+        text = JSON.stringify(text);
+        flag |= TEXT_AS_JSON;
+      }
+      plain[i] = text;
+      estimate += text.length + (text.length >> 3);
     }
-    texts[i] = text;
-    textLength += text.length;
     if (chunk.docId !== undefined) {
       strings.push(chunk.docId);
       flag |= HAS_DOC_ID;
@@ -145,23 +154,44 @@ export function encodeChunks(chunks: readonly Chunk[]): { table: Uint8Array; tex
     flags[0] = (flags[0] as number) | STRINGS_AS_JSON;
   }
   const stringBytes = new TextEncoder().encode(joined);
-  // The texts encoded one by one, for their byte offsets; the buffer grows when a text's UTF-8 is
-  // longer than its UTF-16 length (most texts' is not).
   const encoder = new TextEncoder();
   const ends = new Uint32Array(count);
   const crcs = new Uint32Array(count);
-  let region = new Uint8Array(Math.max(64, textLength + (textLength >> 3)));
+  let region = new Uint8Array(Math.max(64, estimate));
   let at = 0;
-  for (let i = 0; i < count; i++) {
-    let rest = texts[i] as string;
-    for (;;) {
-      const { read, written } = encoder.encodeInto(rest, region.subarray(at));
-      at += written;
-      if (read === rest.length) break;
-      rest = rest.slice(read);
-      const grown = new Uint8Array(Math.max(region.byteLength * 2, at + rest.length * 3));
-      grown.set(region.subarray(0, at));
-      region = grown;
+  const reserve = (bytes: number) => {
+    if (at + bytes <= region.byteLength) return;
+    const grown = new Uint8Array(Math.max(region.byteLength * 2, at + bytes));
+    grown.set(region.subarray(0, at));
+    region = grown;
+  };
+  for (let i = 0; i < count; ) {
+    const text = plain[i];
+    if (text === undefined) {
+      // A run of chunks stored one after another in the same table: their bytes in one copy.
+      const first = StoredChunk.place(chunks[i] as Chunk) as { texts: StoredTexts; index: number };
+      let last = i;
+      while (last + 1 < count && plain[last + 1] === undefined) {
+        const next = StoredChunk.place(chunks[last + 1] as Chunk) as { texts: StoredTexts; index: number };
+        if (next.texts !== first.texts || next.index !== first.index + (last + 1 - i)) break;
+        last++;
+      }
+      reserve(first.texts.runBytes(first.index, first.index + (last - i)));
+      at = first.texts.copyRun(first.index, first.index + (last - i), region, at, ends, crcs, i);
+      i = last + 1;
+    } else {
+      let rest = text;
+      reserve(rest.length);
+      for (;;) {
+        const { read, written } = encoder.encodeInto(rest, region.subarray(at));
+        at += written;
+        if (read === rest.length) break;
+        rest = rest.slice(read);
+        reserve(rest.length * 3);
+      }
+      crcs[i] = crc32(region.subarray(i === 0 ? 0 : (ends[i - 1] as number), at));
+      ends[i] = at;
+      i++;
     }
     if (at > 0xffffffff) {
       throw new InvalidArgumentError({
@@ -170,8 +200,6 @@ export function encodeChunks(chunks: readonly Chunk[]): { table: Uint8Array; tex
         message: `their texts are more than 4 GiB of UTF-8, more than one chunk table holds (at chunk ${i})`,
       });
     }
-    crcs[i] = crc32(region.subarray(i === 0 ? 0 : (ends[i - 1] as number), at));
-    ends[i] = at;
   }
   const lengthsAt = 32 + flags.byteLength;
   const endsAt = lengthsAt + lengths.byteLength;
@@ -386,7 +414,51 @@ class StoredTexts {
     const stored = this.stored(index);
     return ((this.#flags[index] as number) & TEXT_AS_JSON) === 0 ? stored : (JSON.parse(stored) as string);
   }
+
+  flag(index: number): number {
+    return this.#flags[index] as number;
+  }
+
+  byteLength(index: number): number {
+    return this.runBytes(index, index);
+  }
+
+  /** Bytes of the texts `first` to `last`, stored one after another. */
+  runBytes(first: number, last: number): number {
+    return (this.#ends[last] as number) - (first === 0 ? 0 : (this.#ends[first - 1] as number));
+  }
+
+  /**
+   * Copies the stored bytes of texts `first` to `last` into `target` at `at`, in reads of at most
+   * COPY_PIECE bytes, and their ends (moved to `target`'s offsets) and CRC-32s into `ends` and
+   * `crcs` from `slot` on. The bytes are not checked here: each keeps its CRC-32, so damage is
+   * still found when its text is read. Returns the offset after the last byte.
+   */
+  copyRun(
+    first: number,
+    last: number,
+    target: Uint8Array,
+    at: number,
+    ends: Uint32Array,
+    crcs: Uint32Array,
+    slot: number,
+  ): number {
+    const start = first === 0 ? 0 : (this.#ends[first - 1] as number);
+    const length = this.runBytes(first, last);
+    for (let done = 0; done < length; done += COPY_PIECE) {
+      const piece = Math.min(COPY_PIECE, length - done);
+      target.set(this.#source.read(start + done, piece), at + done);
+    }
+    for (let index = first; index <= last; index++) {
+      ends[slot + index - first] = at + (this.#ends[index] as number) - start;
+      crcs[slot + index - first] = this.#crcs[index] as number;
+    }
+    return at + length;
+  }
 }
+
+/** The most a snapshot reads of a texts blob at once when it copies stored texts. */
+const COPY_PIECE = 8 * 1024 * 1024;
 
 /**
  * A chunk whose `text` is read from the texts blob each time it is read. `text` is an own,
@@ -395,7 +467,8 @@ class StoredTexts {
  * functions, so the chunks share one shape), and the table and slot are private fields.
  */
 class StoredChunk {
-  readonly #texts: StoredTexts;
+  /** Undefined once a caller has set `text`. */
+  #texts: StoredTexts | undefined;
   readonly #index: number;
   declare id: string;
   declare text: string;
@@ -404,9 +477,10 @@ class StoredChunk {
 
   static readonly #accessor: PropertyDescriptor = {
     get(this: StoredChunk): string {
-      return this.#texts.text(this.#index);
+      return (this.#texts as StoredTexts).text(this.#index);
     },
     set(this: StoredChunk, value: string) {
+      this.#texts = undefined;
       Object.defineProperty(this, 'text', { value, writable: true, enumerable: true, configurable: true });
     },
     enumerable: true,
@@ -418,6 +492,13 @@ class StoredChunk {
     this.#index = index;
     this.id = id;
     Object.defineProperty(this, 'text', StoredChunk.#accessor);
+  }
+
+  /** Where `chunk`'s text is stored, when it is a stored chunk whose text is still the stored one. */
+  static place(chunk: Chunk): { texts: StoredTexts; index: number } | undefined {
+    return chunk instanceof StoredChunk && chunk.#texts !== undefined
+      ? { texts: chunk.#texts, index: chunk.#index }
+      : undefined;
   }
 }
 

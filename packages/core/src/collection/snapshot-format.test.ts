@@ -73,6 +73,58 @@ describe('collection chunk table', () => {
     expect(new TextDecoder().decode(table)).not.toContain('plain text');
   });
 
+  it('copies the stored bytes of chunks read from a table when it writes them again, and encodes the others', () => {
+    const many: Chunk[] = [
+      ...chunks,
+      { id: 'e', text: 'half \ud83d stored as JSON' },
+      ...Array.from({ length: 6 }, (_, i) => ({ id: `m${i}`, text: `ünï ${'漢字😀'.repeat(i)} ${i}` })),
+    ];
+    const first = encodeChunks(many);
+    const stored = decodeChunkTable(first.table, 'first', ids(many), bytesSource(first.texts));
+    // Runs broken by a removal, a reorder, a text set by a caller and a new chunk.
+    (stored[4] as Chunk).text = 'set by a caller';
+    const next: Chunk[] = [
+      stored[0],
+      stored[1],
+      stored[3],
+      stored[4],
+      { id: 'new', text: 'a new chunk 漢' },
+      stored[6],
+      stored[5],
+      stored[7],
+      stored[8],
+      stored[9],
+    ] as Chunk[];
+    const expected = next.map((chunk) => ({ ...chunk }));
+    const second = encodeChunks(next);
+    expect(decodeChunkTable(second.table, 'second', ids(next), bytesSource(second.texts))).toEqual(expected);
+    // The same bytes as writing plain copies of them.
+    const plain = encodeChunks(expected);
+    expect(Buffer.from(second.texts).equals(Buffer.from(plain.texts))).toBe(true);
+    expect(Buffer.from(second.table).equals(Buffer.from(plain.table))).toBe(true);
+    // Chunks stored one after another are copied in one read, none decoded.
+    let reads = 0;
+    const counted = decodeChunkTable(first.table, 'first', ids(many), {
+      byteLength: first.texts.byteLength,
+      read: (offset, length) => {
+        reads++;
+        return first.texts.subarray(offset, offset + length);
+      },
+    });
+    // (Opening read the one text stored as JSON, to check it.)
+    expect(reads).toBe(1);
+    expect(Buffer.from(encodeChunks(counted).texts).equals(Buffer.from(first.texts))).toBe(true);
+    expect(reads).toBe(2);
+    // A copied text keeps its checksum: damage in the first blob is still found in the second.
+    const damaged = first.texts.slice();
+    damaged[damaged.length - 1] = (damaged[damaged.length - 1] as number) ^ 0x01;
+    const fromDamaged = decodeChunkTable(first.table, 'first', ids(many), bytesSource(damaged));
+    const copied = encodeChunks(fromDamaged.slice(5));
+    const reread = decodeChunkTable(copied.table, 'copied', ids(many.slice(5)), bytesSource(copied.texts));
+    expect(reread[0]?.text).toBe(many[5]?.text);
+    expect(() => reread.at(-1)?.text).toThrow(/does not match its checksum/);
+  });
+
   it('reads a table of version 2 (texts among its strings)', () => {
     const older = encodeChunkTable(chunks, 2);
     expect(chunkTableVersion(older, 'test')).toBe(2);
