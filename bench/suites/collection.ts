@@ -1,11 +1,13 @@
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import {
-  type Analyzer,
   type Chunk,
   type CollectionSettings,
-  HashEmbedder,
+  type HashEmbedder,
   HybridRetriever,
   InMemoryVectorStore,
   KeywordRetriever,
@@ -15,6 +17,7 @@ import {
 } from '@zerda/core';
 import { createFileStorage } from '@zerda/core/node';
 import { SyntheticCorpus } from '../corpus/synthetic.js';
+import { benchEmbedder, DIMENSION, openSaved, whitespaceAnalyzer } from '../lib/collection-settings.js';
 import { collectGarbage, formatBytes, measureBuild, percentile, runQueries } from '../lib/measure.js';
 import type { BenchRow, BenchSuite, BenchSuiteOptions } from '../report.js';
 import { importFaiss } from './faiss.js';
@@ -25,16 +28,15 @@ import { importFaiss } from './faiss.js';
  * time of a saved collection (file storage: snapshot read, BM25 index and vectors restored).
  */
 
-const DIMENSION = 384;
 /** Opens of the saved collection timed per size (the median is reported). */
 const OPEN_REPEATS = 3;
 /** Fills by hand and into a collection, taken in turn, for the add overhead (medians compared). */
 const ADD_PAIRS = 3;
+const execFileAsync = promisify(execFile);
 /** Chunks a short writing session adds (its log is left for the next open to replay). */
 const FEW_WRITES = 10;
 const BATCH = 1000;
 const TOP_K = 10;
-const whitespaceAnalyzer: Analyzer = { name: 'whitespace', analyze: (text) => text.split(' ') };
 
 async function runSize(
   size: number,
@@ -44,11 +46,7 @@ async function runSize(
   const { log } = options;
   const documents: Chunk[] = corpus.documents(size);
   const queries = corpus.queries(Math.min(options.queries, 200));
-  const embedder = new HashEmbedder({
-    dimension: DIMENSION,
-    analyzer: whitespaceAnalyzer,
-    charNGrams: false,
-  });
+  const embedder = benchEmbedder();
   const embeddings: Float32Array[] = [];
   for (let i = 0; i < documents.length; i += 2048) {
     embeddings.push(...(await embedder.embed(documents.slice(i, i + 2048).map((d) => d.text))));
@@ -152,6 +150,7 @@ async function runSize(
           quality: { openCpuMs: Math.round(medianCpuMs), closeCpuMs: Math.round(closeCpuMs) },
           notes: `open of a saved collection: snapshot read and checked, BM25 index and ${DIMENSION}-dim vectors restored; median of ${opens.length} opens (${each}), memory retained by the first; snapshot written on close in ${closeMs.toFixed(0)} ms`,
         });
+        rows.push(await newProcessOpenRow(size, directory, log));
         // The floor under any open: the blobs an open reads, read and checked, nothing decoded (the
         // chunks' texts are left unread, as an open leaves them).
         const readStarted = performance.now();
@@ -391,13 +390,50 @@ async function fewWritesRow(
   };
 }
 
-/** The saved collection in `directory`, over a new in-memory store (the bench's settings). */
-function openSaved(directory: string, embedder: HashEmbedder) {
-  return openCollection({
-    store: new InMemoryVectorStore({ dimension: DIMENSION, embedder }),
-    analyzer: whitespaceAnalyzer,
-    storage: createFileStorage(directory),
-  });
+/**
+ * Opens of the saved collection in new processes (bench/lib/open-collection-process.ts), as an
+ * application opens its collection when it starts: no corpus or embeddings beside it in the heap.
+ */
+async function newProcessOpenRow(
+  size: number,
+  directory: string,
+  log: (line: string) => void,
+): Promise<BenchRow> {
+  const script = fileURLToPath(new URL('../lib/open-collection-process.ts', import.meta.url));
+  const opens: Array<{ ms: number; cpuMs: number }> = [];
+  for (let i = 0; i < OPEN_REPEATS; i++) {
+    // The bench's own flags (tsx, the source condition) minus what only the bench needs.
+    const args = [...process.execArgv.filter((flag) => flag !== '--expose-gc'), script, directory];
+    const { stdout } = await execFileAsync(process.execPath, args, { maxBuffer: 1 << 20 });
+    const result = JSON.parse(stdout.trim().split('\n').at(-1) as string) as {
+      ms: number;
+      cpuMs: number;
+      chunks: number;
+    };
+    if (result.chunks !== size)
+      throw new Error(`the new process opened ${result.chunks} chunks, not ${size}`);
+    opens.push(result);
+  }
+  const openMs = percentile(
+    opens.map((open) => open.ms),
+    50,
+  );
+  const cpuMs = percentile(
+    opens.map((open) => open.cpuMs),
+    50,
+  );
+  const each = opens.map((open) => `${open.ms.toFixed(0)} ms (cpu ${open.cpuMs.toFixed(0)})`).join(', ');
+  log(
+    `  opened in a new process in ${openMs.toFixed(0)} ms, median of ${opens.length} (cpu ${cpuMs.toFixed(0)} ms; each: ${each})`,
+  );
+  return {
+    suite: 'collection',
+    system: 'zerda collection open in a new process (file storage)',
+    size,
+    buildMs: openMs,
+    quality: { openCpuMs: Math.round(cpuMs) },
+    notes: `the same open as an application's at its start, in a process with nothing else in its heap; median of ${opens.length} (${each})`,
+  };
 }
 
 /** User plus system CPU time since `started`, in ms. */
