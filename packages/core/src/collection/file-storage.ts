@@ -471,6 +471,9 @@ async function readFully(
   }
 }
 
+/** The largest read a deferred blob's source serves from the buffer it keeps. */
+const SCRATCH_LIMIT = 64 * 1024;
+
 /** Descriptors of deferred blobs, each closed once its source is unreachable. */
 const deferredBlobs = new FinalizationRegistry<number>((fd) => {
   try {
@@ -497,17 +500,20 @@ function deferredSource(path: string, key: string, byteLength: number): BlobSour
   } catch (error) {
     throw failure(error);
   }
+  // One buffer reused for the small reads of single texts; a large read (a snapshot copying texts)
+  // gets its own, so the source never keeps megabytes.
   let scratch = new Uint8Array(0);
   const source: BlobSource = {
     byteLength,
     read(offset, length) {
-      if (scratch.byteLength < length)
-        scratch = new Uint8Array(Math.max(length, 2 * scratch.byteLength, 4096));
+      if (scratch.byteLength < length && length <= SCRATCH_LIMIT)
+        scratch = new Uint8Array(Math.min(SCRATCH_LIMIT, Math.max(length, 2 * scratch.byteLength, 4096)));
+      const target = length <= SCRATCH_LIMIT ? scratch : new Uint8Array(length);
       let done = 0;
       while (done < length) {
         let read: number;
         try {
-          read = offset + done < byteLength ? readSync(fd, scratch, done, length - done, offset + done) : 0;
+          read = offset + done < byteLength ? readSync(fd, target, done, length - done, offset + done) : 0;
         } catch (error) {
           throw failure(error);
         }
@@ -519,7 +525,7 @@ function deferredSource(path: string, key: string, byteLength: number): BlobSour
         }
         done += read;
       }
-      return scratch.subarray(0, length);
+      return target.subarray(0, length);
     },
   };
   deferredBlobs.register(source, fd);
