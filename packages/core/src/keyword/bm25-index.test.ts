@@ -270,6 +270,32 @@ describe('BM25Index', () => {
       expect(fromVersion1.serialize()).toEqual(bytes);
     });
 
+    it('reads back ids and terms that hold quotes, backslashes, separators, controls or nothing', () => {
+      const odd = [
+        '',
+        'plain',
+        'a","b',
+        'quote"inside',
+        'back\\slash',
+        'line\nbreak',
+        'tab\t',
+        'ünï 漢字 😀',
+        '","',
+        '"',
+      ];
+      const terms: Analyzer = { name: 'listed', analyze: (text) => text.split('|') };
+      const documents = odd.map((id, i) => ({
+        id: id === '' ? 'empty-text' : id,
+        text: [odd[i], 'shared'].join('|'),
+      }));
+      const index = new BM25Index({ analyzer: terms });
+      index.add(documents);
+      const loaded = BM25Index.deserialize(index.serialize(), { analyzer: terms });
+      expect([...loaded.documentIds()]).toEqual(documents.map((document) => document.id));
+      for (const term of odd) expect(loaded.search(term, 20)).toEqual(index.search(term, 20));
+      expect([...decodeSnapshot(index.serialize()).ids]).toEqual(documents.map((document) => document.id));
+    });
+
     it('removes from a loaded index with exact statistics (forward index built on demand)', () => {
       const index = build();
       const loaded = BM25Index.deserialize(index.serialize(), { analyzer: whitespace });
