@@ -249,10 +249,102 @@ export function decodeChunkTable(
   ids?: readonly string[],
   texts?: BlobSource,
 ): Chunk[] {
-  if (chunkTableVersion(bytes, path) === CHUNK_TABLE_VERSION) return decodeTable(bytes, path, ids, texts);
-  const reader = new ChunkTableReader(path, bytes.byteLength);
-  reader.push(bytes);
-  return reader.finish(ids);
+  const version = chunkTableVersion(bytes, path);
+  if (version === CHUNK_TABLE_VERSION) return decodeTable(bytes, path, ids, texts);
+  if (version === CHUNK_TABLE_VERSION_EAGER || version === CHUNK_TABLE_VERSION_WITH_IDS)
+    return decodeEagerTable(bytes, path, version, ids);
+  throw new IndexFormatError({
+    message: `The collection's chunk table is format version ${version}; this version of Zerda reads ${CHUNK_TABLE_VERSION_WITH_IDS} to ${CHUNK_TABLE_VERSION}`,
+    path,
+  });
+}
+
+/** A table of version 1 or 2: its texts among its strings, every string decoded now. */
+function decodeEagerTable(
+  bytes: Uint8Array,
+  path: string,
+  version: number,
+  ids: readonly string[] | undefined,
+): Chunk[] {
+  const fail = (message: string, cause?: unknown): never => {
+    throw new IndexFormatError({ message: `The collection's chunk table ${message}`, path, cause });
+  };
+  const withIds = version === CHUNK_TABLE_VERSION_WITH_IDS;
+  const header = headerBytes(version);
+  if (bytes.byteLength < header) fail(`is ${bytes.byteLength} bytes, too short (truncated)`);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const count = view.getUint32(12, true);
+  const stringCount = view.getUint32(16, true);
+  const textBytes = view.getUint32(20, true);
+  // Each chunk takes at least one byte of the table and each string four (which also keeps the
+  // sums below far from overflowing).
+  if (count + stringCount * 4 > bytes.byteLength) fail('has counts larger than the table (damaged)');
+  const lengthsAt = header + align4(count);
+  const textAt = lengthsAt + 4 * stringCount;
+  if (textAt + textBytes !== bytes.byteLength) {
+    fail(`is ${bytes.byteLength} bytes where its header says ${textAt + textBytes} (truncated or damaged)`);
+  }
+  if (!withIds) {
+    if (ids === undefined) fail('leaves its ids to the keyword index, and none were given');
+    else if (ids.length !== count) fail(`holds ${count} chunks and the keyword index ${ids.length}`);
+    else if (idsDigest(ids) !== view.getUint32(24, true)) {
+      fail("does not match the keyword index's ids (saved beside another index, or damaged)");
+    }
+  }
+  const flags = bytes.subarray(header, header + count);
+  const perChunk = withIds ? 2 : 1;
+  let expectedStrings = 0;
+  for (let i = 0; i < count; i++) {
+    const flag = (flags[i] as number) & ~(i === 0 ? STRINGS_AS_JSON : 0);
+    if ((flag & ~(HAS_DOC_ID | HAS_METADATA)) !== 0) fail(`has unknown flags on chunk ${i}`);
+    expectedStrings += perChunk + (flag & HAS_DOC_ID) + ((flag & HAS_METADATA) >> 1);
+  }
+  if (expectedStrings !== stringCount) fail('has a string count that does not match its chunks');
+  const lengths = uint32s(bytes, lengthsAt, stringCount);
+  let joined: string;
+  try {
+    joined = new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(textAt));
+  } catch (error) {
+    return fail('holds text that is not UTF-8', error);
+  }
+  let strings: string[] | undefined;
+  if (count > 0 && ((flags[0] as number) & STRINGS_AS_JSON) !== 0) {
+    try {
+      strings = JSON.parse(joined) as string[];
+    } catch (error) {
+      return fail('holds strings that are not valid JSON', error);
+    }
+    if (!Array.isArray(strings) || strings.length !== stringCount)
+      fail('has a string count that does not match');
+  } else {
+    let total = 0;
+    for (let i = 0; i < stringCount; i++) total += lengths[i] as number;
+    if (total !== joined.length) fail('has string lengths that do not add up to its text (damaged)');
+  }
+  let next = 0;
+  let offset = 0;
+  const take = (): string => {
+    const at = next++;
+    if (strings !== undefined) {
+      const value = strings[at];
+      return typeof value === 'string' ? value : fail(`has a string ${at} that is not a string`);
+    }
+    const value = joined.slice(offset, offset + (lengths[at] as number));
+    offset += lengths[at] as number;
+    return value;
+  };
+  const chunks: Chunk[] = new Array(count);
+  // Repeated ids are found by the caller, which matches the ids against the keyword index's.
+  for (let i = 0; i < count; i++) {
+    const flag = flags[i] as number;
+    const id = withIds ? take() : ((ids as readonly string[])[i] as string);
+    if (id.length === 0) fail(`has an empty id at chunk ${i}`);
+    const chunk: Chunk = { id, text: take() };
+    if ((flag & HAS_DOC_ID) !== 0) chunk.docId = take();
+    if ((flag & HAS_METADATA) !== 0) chunk.metadata = parseMetadata(take(), i, fail);
+    chunks[i] = chunk;
+  }
+  return chunks;
 }
 
 /** A table of version 3: its strings decoded, each chunk's `text` read from `texts` when read. */
@@ -504,252 +596,6 @@ class StoredChunk {
 
 function storedChunk(id: string, texts: StoredTexts, index: number): Chunk {
   return new StoredChunk(id, texts, index);
-}
-
-/**
- * Reads a chunk table given in pieces, in order (as a storage reads a blob), so that the table
- * never sits whole in memory: its head (header, flags, lengths) is kept, its text decoded piece by
- * piece into strings, each piece's bytes free to be read over once `push` returns. On a machine
- * where first-touched memory is slow, that spares touching the table's size in new memory before
- * touching it again as strings. `push` never throws (a damaged table is reported by `finish`, so a
- * storage's own checksum failure is what the caller sees first).
- */
-export class ChunkTableReader {
-  readonly #path: string;
-  readonly #byteLength: number;
-  #received = 0;
-  /** The head gathered so far: 28 bytes until the header is read, then header, flags and lengths. */
-  #head = new Uint8Array(28);
-  #headFill = 0;
-  /** The head's full size, once the header says it. */
-  #headBytes: number | undefined;
-  #version = 0;
-  readonly #segments: string[] = [];
-  /** The bytes of a UTF-8 sequence cut by the end of a piece, carried over to the next. */
-  #carry = new Uint8Array(0);
-  readonly #decoder = new TextDecoder('utf-8', { fatal: true });
-  #failure: IndexFormatError | undefined;
-
-  constructor(path: string, byteLength: number) {
-    this.#path = path;
-    this.#byteLength = byteLength;
-  }
-
-  /** The table's format version, once its header has been read (0 before). */
-  get version(): number {
-    return this.#version;
-  }
-
-  /** Takes the next piece of the table's bytes (used only during the call). */
-  push(piece: Uint8Array): void {
-    if (this.#failure !== undefined) return;
-    this.#received += piece.byteLength;
-    try {
-      let rest = piece;
-      if (this.#headBytes === undefined || this.#headFill < this.#headBytes) rest = this.#gatherHead(rest);
-      if (rest.byteLength > 0) this.#decodeText(rest);
-    } catch (error) {
-      this.#failure = IndexFormatError.isInstance(error)
-        ? error
-        : this.#error('holds text that is not UTF-8', error);
-    }
-  }
-
-  /** The chunks (see decodeChunkTable for `ids`), or an IndexFormatError for a damaged table. */
-  finish(ids?: readonly string[]): Chunk[] {
-    if (this.#failure !== undefined) throw this.#failure;
-    const fail = (message: string, cause?: unknown): never => {
-      throw this.#error(message, cause);
-    };
-    const headBytes = this.#headBytes;
-    if (headBytes === undefined || this.#headFill < headBytes) {
-      return fail(`is ${this.#received} bytes, too short (truncated)`);
-    }
-    if (this.#received !== this.#byteLength)
-      fail(`is ${this.#received} bytes of ${this.#byteLength} (truncated)`);
-    if (this.#carry.byteLength > 0) fail('holds text that is not UTF-8 (a sequence cut at its end)');
-    const head = this.#head;
-    const view = new DataView(head.buffer, head.byteOffset, head.byteLength);
-    const withIds = this.#version === CHUNK_TABLE_VERSION_WITH_IDS;
-    const header = headerBytes(this.#version);
-    const count = view.getUint32(12, true);
-    const stringCount = view.getUint32(16, true);
-    if (!withIds) {
-      if (ids === undefined) fail('leaves its ids to the keyword index, and none were given');
-      else if (ids.length !== count) fail(`holds ${count} chunks and the keyword index ${ids.length}`);
-      else if (idsDigest(ids) !== view.getUint32(24, true)) {
-        fail("does not match the keyword index's ids (saved beside another index, or damaged)");
-      }
-    }
-    const flags = head.subarray(header, header + count);
-    const perChunk = withIds ? 2 : 1;
-    let expectedStrings = 0;
-    for (let i = 0; i < count; i++) {
-      const flag = (flags[i] as number) & ~(i === 0 ? STRINGS_AS_JSON : 0);
-      if ((flag & ~(HAS_DOC_ID | HAS_METADATA)) !== 0) fail(`has unknown flags on chunk ${i}`);
-      expectedStrings += perChunk + (flag & HAS_DOC_ID) + ((flag & HAS_METADATA) >> 1);
-    }
-    if (expectedStrings !== stringCount) fail('has a string count that does not match its chunks');
-    // The head is a copy of its own, so its lengths are aligned.
-    const lengths = new Uint32Array(head.buffer, head.byteOffset + header + align4(count), stringCount);
-    let total = 0;
-    for (let i = 0; i < stringCount; i++) total += lengths[i] as number;
-    const segments = this.#segments;
-    let strings: string[] | undefined;
-    if (count > 0 && ((flags[0] as number) & STRINGS_AS_JSON) !== 0) {
-      try {
-        strings = JSON.parse(segments.join('')) as string[];
-      } catch (error) {
-        return fail('holds strings that are not valid JSON', error);
-      }
-      if (!Array.isArray(strings) || strings.length !== stringCount)
-        fail('has a string count that does not match');
-    } else {
-      let textLength = 0;
-      for (const segment of segments) textLength += segment.length;
-      if (total !== textLength) fail('has string lengths that do not add up to its text (damaged)');
-    }
-    // Strings are sliced out of the decoded segments (views, no copy); one that spans two
-    // segments is joined from its parts.
-    let segment = 0;
-    let text = segments[0] ?? '';
-    let offset = 0;
-    let next = 0;
-    const take = (): string => {
-      const at = next++;
-      if (strings !== undefined) {
-        const value = strings[at];
-        return typeof value === 'string' ? value : fail(`has a string ${at} that is not a string`);
-      }
-      let length = lengths[at] as number;
-      if (offset + length <= text.length) {
-        const value = text.slice(offset, offset + length);
-        offset += length;
-        return value;
-      }
-      let value = '';
-      while (length > 0) {
-        if (offset === text.length) {
-          text = segments[++segment] as string;
-          offset = 0;
-        }
-        const part = Math.min(length, text.length - offset);
-        value += text.slice(offset, offset + part);
-        offset += part;
-        length -= part;
-      }
-      return value;
-    };
-    const chunks: Chunk[] = new Array(count);
-    // Repeated ids are found by the caller, which matches the ids against the keyword index's.
-    for (let i = 0; i < count; i++) {
-      const flag = flags[i] as number;
-      const id = withIds ? take() : ((ids as readonly string[])[i] as string);
-      if (id.length === 0) fail(`has an empty id at chunk ${i}`);
-      const chunk: Chunk = { id, text: take() };
-      if ((flag & HAS_DOC_ID) !== 0) chunk.docId = take();
-      if ((flag & HAS_METADATA) !== 0) chunk.metadata = parseMetadata(take(), i, fail);
-      chunks[i] = chunk;
-    }
-    return chunks;
-  }
-
-  #error(message: string, cause?: unknown): IndexFormatError {
-    return new IndexFormatError({
-      message: `The collection's chunk table ${message}`,
-      path: this.#path,
-      cause,
-    });
-  }
-
-  /** Copies what `bytes` holds of the head; returns the rest (text). */
-  #gatherHead(bytes: Uint8Array): Uint8Array {
-    let rest = bytes;
-    if (this.#headBytes === undefined) {
-      const wanted = Math.min(rest.byteLength, 28 - this.#headFill);
-      this.#head.set(rest.subarray(0, wanted), this.#headFill);
-      this.#headFill += wanted;
-      rest = rest.subarray(wanted);
-      // A whole table of version 1 with no chunks may be shorter than 28 bytes.
-      if (this.#headFill < 24 || (this.#headFill < 28 && this.#received < this.#byteLength)) return rest;
-      const version = chunkTableVersion(this.#head.subarray(0, this.#headFill), this.#path);
-      if (version !== CHUNK_TABLE_VERSION_EAGER && version !== CHUNK_TABLE_VERSION_WITH_IDS) {
-        throw this.#error(
-          version === CHUNK_TABLE_VERSION
-            ? `is format version ${version}, which is read whole (decodeChunkTable), not in pieces`
-            : `is format version ${version}; this version of Zerda reads ${CHUNK_TABLE_VERSION_WITH_IDS} to ${CHUNK_TABLE_VERSION}`,
-        );
-      }
-      const header = headerBytes(version);
-      if (this.#headFill < header) throw this.#error(`is ${this.#byteLength} bytes, too short (truncated)`);
-      const view = new DataView(this.#head.buffer);
-      const count = view.getUint32(12, true);
-      const stringCount = view.getUint32(16, true);
-      const textBytes = view.getUint32(20, true);
-      const headBytes = header + align4(count) + stringCount * 4;
-      if (headBytes + textBytes !== this.#byteLength) {
-        throw this.#error(
-          `is ${this.#byteLength} bytes where its header says ${headBytes + textBytes} (truncated or damaged)`,
-        );
-      }
-      this.#version = version;
-      this.#headBytes = headBytes;
-      const head = new Uint8Array(headBytes);
-      const kept = Math.min(this.#headFill, headBytes);
-      head.set(this.#head.subarray(0, kept));
-      // Bytes gathered past a head shorter than 28 (an empty table of version 1) are its text.
-      if (this.#headFill > kept) {
-        const surplus = this.#head.subarray(kept, this.#headFill);
-        const joined = new Uint8Array(surplus.byteLength + rest.byteLength);
-        joined.set(surplus);
-        joined.set(rest, surplus.byteLength);
-        rest = joined;
-      }
-      this.#head = head;
-      this.#headFill = kept;
-    }
-    const headBytes = this.#headBytes as number;
-    const wanted = Math.min(rest.byteLength, headBytes - this.#headFill);
-    this.#head.set(rest.subarray(0, wanted), this.#headFill);
-    this.#headFill += wanted;
-    return rest.subarray(wanted);
-  }
-
-  /** Decodes the text bytes of a piece up to its last whole UTF-8 sequence, carrying the rest over. */
-  #decodeText(bytes: Uint8Array): void {
-    let rest = bytes;
-    if (this.#carry.byteLength > 0) {
-      // The cut sequence completed from the start of this piece, decoded on its own.
-      const carry = this.#carry;
-      const needed = Math.max(0, sequenceLength(carry[0] as number) - carry.byteLength);
-      const taken = Math.min(needed, rest.byteLength);
-      const joined = new Uint8Array(carry.byteLength + taken);
-      joined.set(carry);
-      joined.set(rest.subarray(0, taken), carry.byteLength);
-      rest = rest.subarray(taken);
-      if (taken < needed) {
-        this.#carry = joined;
-        return;
-      }
-      this.#carry = new Uint8Array(0);
-      this.#segments.push(this.#decoder.decode(joined));
-    }
-    const end = rest.byteLength;
-    let cut = end;
-    for (let i = end - 1; i >= 0 && i >= end - 4; i--) {
-      const byte = rest[i] as number;
-      if ((byte & 0xc0) === 0x80) continue;
-      if (i + sequenceLength(byte) > end) cut = i;
-      break;
-    }
-    if (cut > 0) this.#segments.push(this.#decoder.decode(rest.subarray(0, cut)));
-    if (cut < end) this.#carry = rest.slice(cut);
-  }
-}
-
-/** Bytes in the UTF-8 sequence a lead byte starts (1 for any other byte: the decoder refuses it). */
-function sequenceLength(lead: number): number {
-  return lead >= 0xf0 && lead <= 0xf7 ? 4 : lead >= 0xe0 ? (lead <= 0xef ? 3 : 1) : lead >= 0xc0 ? 2 : 1;
 }
 
 function parseMetadata(
