@@ -26,10 +26,10 @@ import type { BlobSource } from './storage.js';
  *       as JSON (when present)
  *
  * Opening reads the table and leaves the texts blob where it is (a storage that reads ranges hands
- * it over unread): a chunk's text is read and decoded when it is read (a result, a reranker, a
- * snapshot), checked against its CRC-32 then, since no checksum over the whole blob is taken. So an
- * open neither reads nor holds a hundred megabytes of text it may never use, and every chunk object
- * still has a string `text`.
+ * it over unread): a chunk's text is read and decoded when it is read (a result, a reranker),
+ * checked against its CRC-32 then, since no checksum over the whole blob is taken (a snapshot copies
+ * the bytes and CRC-32s of unchanged texts as they are). So an open neither reads nor holds a
+ * hundred megabytes of text it may never use, and every chunk object still has a string `text`.
  *
  * Versions 1 and 2 (still read) keep the texts among the strings: per chunk its id (version 1
  * only), text, docId and metadata; their header ends at 24 (version 1, no digest) or 28.
@@ -448,7 +448,7 @@ function decodeTable(
     if ((flag & TEXT_AS_JSON) !== 0 && typeof parseJsonText(stored.stored(i)) !== 'string') {
       fail(`holds the text of chunk ${i} as JSON that is not a string`);
     }
-    const chunk = storedChunk(id, stored, i);
+    const chunk: Chunk = new StoredChunk(id, stored, i);
     if ((flag & HAS_DOC_ID) !== 0) chunk.docId = take();
     if ((flag & HAS_METADATA) !== 0) chunk.metadata = parseMetadata(take(), i, fail);
     chunks[i] = chunk;
@@ -592,10 +592,6 @@ class StoredChunk {
       ? { texts: chunk.#texts, index: chunk.#index }
       : undefined;
   }
-}
-
-function storedChunk(id: string, texts: StoredTexts, index: number): Chunk {
-  return new StoredChunk(id, texts, index);
 }
 
 function parseMetadata(
