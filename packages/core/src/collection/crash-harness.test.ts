@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { runCrashHarness } from './test-utils/crash-harness.js';
 
 describe('collection crash harness (small size; `pnpm crash-harness` runs the large one)', () => {
-  it('loses no acknowledged write and leaves no id on one side only, across SIGKILLs at random points', {
+  it('loses no acknowledged write, leaves no id on one side only and gives back every text as written, across SIGKILLs at random points', {
     timeout: 180_000,
   }, async () => {
     // Far more chunks than a writer adds before its kill (after at most 30 acknowledged writes).
@@ -11,6 +11,7 @@ describe('collection crash harness (small size; `pnpm crash-harness` runs the la
     expect(report.acknowledgedAdds).toBeGreaterThan(0);
     expect(report.lost).toBe(0);
     expect(report.oneSided).toBe(0);
+    expect(report.damaged).toBe(0);
     expect(report.finalCount).toBeGreaterThan(0);
   });
 });

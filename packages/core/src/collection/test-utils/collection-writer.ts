@@ -4,6 +4,7 @@
 // 'add <ids>' / 'del <ids>' once it has returned (acknowledged, hence durable).
 import { HashEmbedder, InMemoryVectorStore, openCollection } from '../../index.js';
 import { createFileStorage } from '../../node.js';
+import { crashChunk } from './crash-chunks.js';
 
 const [directory, run, total, batch] = process.argv.slice(2);
 const chunks = Number(total);
@@ -18,13 +19,9 @@ for (let start = 0, round = 0; start < chunks; start += batchSize, round++) {
   const ids: string[] = [];
   const items = [];
   for (let i = start; i < Math.min(start + batchSize, chunks); i++) {
-    const id = `r${run}-${i}`;
-    ids.push(id);
-    items.push({
-      id,
-      text: `chunk ${i} of run ${run} about ${['solar', 'wind', 'river'][i % 3]} power`,
-      metadata: { run: Number(run), i },
-    });
+    const chunk = crashChunk(Number(run), i);
+    ids.push(chunk.id);
+    items.push(chunk);
   }
   process.stdout.write(`adding ${ids.join(' ')}\n`);
   await collection.add(items);

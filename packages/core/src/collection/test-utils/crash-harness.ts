@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { HashEmbedder, InMemoryVectorStore, openCollection } from '../../index.js';
 import { createFileStorage } from '../../node.js';
+import { crashChunkOf } from './crash-chunks.js';
 
 export interface CrashHarnessOptions {
   runs: number;
@@ -34,6 +35,8 @@ export interface CrashHarnessReport {
   lost: number;
   /** Ids in one side only after a reopen (must be 0). */
   oneSided: number;
+  /** Chunks whose text or metadata after a reopen is not what was written (must be 0). */
+  damaged: number;
   /** Chunks in the collection at the end. */
   finalCount: number;
   openMsMax: number;
@@ -59,6 +62,7 @@ export async function runCrashHarness(options: CrashHarnessOptions): Promise<Cra
     acknowledgedDeletes: 0,
     lost: 0,
     oneSided: 0,
+    damaged: 0,
     finalCount: 0,
     openMsMax: 0,
   };
@@ -133,7 +137,20 @@ export async function runCrashHarness(options: CrashHarnessOptions): Promise<Cra
       });
       report.openMsMax = Math.max(report.openMsMax, performance.now() - started);
       const keyword = new Set<string>();
-      for await (const page of collection.list()) for (const chunk of page) keyword.add(chunk.id);
+      let damaged = 0;
+      for await (const page of collection.list()) {
+        for (const chunk of page) {
+          keyword.add(chunk.id);
+          // Every text read back (from the snapshot's texts blob or the log), as written.
+          const written = crashChunkOf(chunk.id);
+          if (
+            written === undefined ||
+            chunk.text !== written.text ||
+            JSON.stringify(chunk.metadata) !== JSON.stringify(written.metadata)
+          )
+            damaged++;
+        }
+      }
       const vector = new Set<string>();
       for await (const page of collection.store.list!()) for (const chunk of page) vector.add(chunk.id);
       let oneSided = 0;
@@ -156,11 +173,12 @@ export async function runCrashHarness(options: CrashHarnessOptions): Promise<Cra
       for (const id of absent) if (keyword.has(id)) lostIds.push(`-${id}`);
       const lost = lostIds.length;
       report.oneSided += oneSided;
+      report.damaged += damaged;
       report.lost += lost;
       report.finalCount = keyword.size;
       await collection.close();
       log?.(
-        `run ${run + 1}/${runs}: killed after ${acks} acknowledged writes, ${keyword.size} chunks, lost ${lost}${lost > 0 ? ` (${lostIds.slice(0, 6).join(' ')})` : ''}, one-sided ${oneSided}`,
+        `run ${run + 1}/${runs}: killed after ${acks} acknowledged writes, ${keyword.size} chunks, lost ${lost}${lost > 0 ? ` (${lostIds.slice(0, 6).join(' ')})` : ''}, one-sided ${oneSided}, damaged ${damaged}`,
       );
     }
   } finally {
@@ -182,5 +200,5 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     log: (line) => process.stderr.write(`${line}\n`),
   });
   process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
-  if (report.lost > 0 || report.oneSided > 0) process.exitCode = 1;
+  if (report.lost > 0 || report.oneSided > 0 || report.damaged > 0) process.exitCode = 1;
 }
