@@ -96,7 +96,8 @@ function loggedChunks(record: LogRecord): number {
   return record.t === 'add' ? record.chunks.length : record.t === 'delete' ? record.ids.length : 0;
 }
 /**
- * 5: the chunk table's texts in a region of their own, decoded when read (table version 3).
+ * 5: the chunks' texts in a blob of their own ('chunk-texts'), each read when a chunk's text is
+ * read (chunk table version 3).
  * 4: the chunk table without the ids (table version 2: they are the keyword index's, in its slot
  * order). 3: core's in-memory store's vectors as its memory holds them ('vector-arena', see
  * vector/arena-image.ts, with 'vector-order' when its rows are in another order than the chunks);
@@ -650,10 +651,7 @@ export class Collection extends CollectionBase {
     }
     if (
       state?.format !== STATE_FORMAT ||
-      !(
-        state.version === STATE_VERSION ||
-        (Number.isInteger(state.version) && state.version >= 1 && state.version < STATE_VERSION)
-      )
+      !(Number.isInteger(state.version) && state.version >= 1 && state.version <= STATE_VERSION)
     ) {
       throw new IndexFormatError({
         message: `Not a Zerda collection of version 1 to ${STATE_VERSION}${state?.format === STATE_FORMAT ? ` (it is version ${String(state.version)}, written by another version of Zerda)` : ''}`,
