@@ -127,17 +127,7 @@ async function runSize(
           await again.close();
           collectGarbage();
         }
-        const openMs = percentile(
-          opens.map((open) => open.ms),
-          50,
-        );
-        const medianCpuMs = percentile(
-          opens.map((open) => open.cpuMs),
-          50,
-        );
-        const each = opens
-          .map((open) => `${open.ms.toFixed(0)} ms (cpu ${open.cpuMs.toFixed(0)})`)
-          .join(', ');
+        const { openMs, cpuMs: medianCpuMs, each } = medianOpen(opens);
         log(
           `  reopened a saved collection of ${size.toLocaleString('en-US')} chunks in ${openMs.toFixed(0)} ms, median of ${opens.length} (cpu ${medianCpuMs.toFixed(0)} ms; each: ${each}; snapshot on close took ${closeMs.toFixed(0)} ms, cpu ${closeCpuMs.toFixed(0)} ms), ${formatBytes(opened.bytes)}`,
         );
@@ -414,15 +404,7 @@ async function newProcessOpenRow(
       throw new Error(`the new process opened ${result.chunks} chunks, not ${size}`);
     opens.push(result);
   }
-  const openMs = percentile(
-    opens.map((open) => open.ms),
-    50,
-  );
-  const cpuMs = percentile(
-    opens.map((open) => open.cpuMs),
-    50,
-  );
-  const each = opens.map((open) => `${open.ms.toFixed(0)} ms (cpu ${open.cpuMs.toFixed(0)})`).join(', ');
+  const { openMs, cpuMs, each } = medianOpen(opens);
   log(
     `  opened in a new process in ${openMs.toFixed(0)} ms, median of ${opens.length} (cpu ${cpuMs.toFixed(0)} ms; each: ${each})`,
   );
@@ -433,6 +415,21 @@ async function newProcessOpenRow(
     buildMs: openMs,
     quality: { openCpuMs: Math.round(cpuMs) },
     notes: `the same open as an application's at its start, in a process with nothing else in its heap; median of ${opens.length} (${each})`,
+  };
+}
+
+/** Timed opens: their median wall and CPU time, and each one for the row's note. */
+function medianOpen(opens: ReadonlyArray<{ ms: number; cpuMs: number }>) {
+  return {
+    openMs: percentile(
+      opens.map((open) => open.ms),
+      50,
+    ),
+    cpuMs: percentile(
+      opens.map((open) => open.cpuMs),
+      50,
+    ),
+    each: opens.map((open) => `${open.ms.toFixed(0)} ms (cpu ${open.cpuMs.toFixed(0)})`).join(', '),
   };
 }
 

@@ -59,6 +59,25 @@ const STRINGS_AS_JSON = 128;
 
 const align4 = (n: number) => (n + 3) & ~3;
 
+/**
+ * A table's strings in UTF-8, one after another, with their UTF-16 lengths. A lone surrogate would
+ * become U+FFFD in UTF-8: such strings are kept as a JSON array instead, said by STRINGS_AS_JSON on
+ * the first chunk's flags.
+ */
+function encodeStrings(
+  strings: readonly string[],
+  flags: Uint8Array,
+): { lengths: Uint32Array; bytes: Uint8Array } {
+  const lengths = new Uint32Array(strings.length);
+  for (let i = 0; i < strings.length; i++) lengths[i] = (strings[i] as string).length;
+  let joined = strings.join('');
+  if (flags.length > 0 && !isWellFormed(joined)) {
+    joined = JSON.stringify(strings);
+    flags[0] = (flags[0] as number) | STRINGS_AS_JSON;
+  }
+  return { lengths, bytes: new TextEncoder().encode(joined) };
+}
+
 /** The chunks as a table of `version` 2 or 1, kept for the tests of snapshots older versions wrote. */
 export function encodeChunkTable(chunks: readonly Chunk[], version: 1 | 2): Uint8Array {
   const withIds = version === CHUNK_TABLE_VERSION_WITH_IDS;
@@ -80,15 +99,7 @@ export function encodeChunkTable(chunks: readonly Chunk[], version: 1 | 2): Uint
     }
     flags[i] = flag;
   }
-  const lengths = new Uint32Array(strings.length);
-  for (let i = 0; i < strings.length; i++) lengths[i] = (strings[i] as string).length;
-  let joined = strings.join('');
-  // A lone surrogate would become U+FFFD in UTF-8: such tables keep their strings as JSON instead.
-  if (count > 0 && !isWellFormed(joined)) {
-    joined = JSON.stringify(strings);
-    flags[0] = (flags[0] as number) | STRINGS_AS_JSON;
-  }
-  const text = new TextEncoder().encode(joined);
+  const { lengths, bytes: text } = encodeStrings(strings, flags);
   const header = headerBytes(version);
   const lengthsAt = header + flags.byteLength;
   const textAt = lengthsAt + lengths.byteLength;
@@ -146,14 +157,7 @@ export function encodeChunks(chunks: readonly Chunk[]): { table: Uint8Array; tex
     }
     flags[i] = flag;
   }
-  const lengths = new Uint32Array(strings.length);
-  for (let i = 0; i < strings.length; i++) lengths[i] = (strings[i] as string).length;
-  let joined = strings.join('');
-  if (count > 0 && !isWellFormed(joined)) {
-    joined = JSON.stringify(strings);
-    flags[0] = (flags[0] as number) | STRINGS_AS_JSON;
-  }
-  const stringBytes = new TextEncoder().encode(joined);
+  const { lengths, bytes: stringBytes } = encodeStrings(strings, flags);
   const encoder = new TextEncoder();
   const ends = new Uint32Array(count);
   const crcs = new Uint32Array(count);
@@ -266,9 +270,7 @@ function decodeEagerTable(
   version: number,
   ids: readonly string[] | undefined,
 ): Chunk[] {
-  const fail = (message: string, cause?: unknown): never => {
-    throw new IndexFormatError({ message: `The collection's chunk table ${message}`, path, cause });
-  };
+  const fail = failure(path);
   const withIds = version === CHUNK_TABLE_VERSION_WITH_IDS;
   const header = headerBytes(version);
   if (bytes.byteLength < header) fail(`is ${bytes.byteLength} bytes, too short (truncated)`);
@@ -284,55 +286,10 @@ function decodeEagerTable(
   if (textAt + textBytes !== bytes.byteLength) {
     fail(`is ${bytes.byteLength} bytes where its header says ${textAt + textBytes} (truncated or damaged)`);
   }
-  if (!withIds) {
-    if (ids === undefined) fail('leaves its ids to the keyword index, and none were given');
-    else if (ids.length !== count) fail(`holds ${count} chunks and the keyword index ${ids.length}`);
-    else if (idsDigest(ids) !== view.getUint32(24, true)) {
-      fail("does not match the keyword index's ids (saved beside another index, or damaged)");
-    }
-  }
+  if (!withIds) checkIds(ids, count, view.getUint32(24, true), fail);
   const flags = bytes.subarray(header, header + count);
-  const perChunk = withIds ? 2 : 1;
-  let expectedStrings = 0;
-  for (let i = 0; i < count; i++) {
-    const flag = (flags[i] as number) & ~(i === 0 ? STRINGS_AS_JSON : 0);
-    if ((flag & ~(HAS_DOC_ID | HAS_METADATA)) !== 0) fail(`has unknown flags on chunk ${i}`);
-    expectedStrings += perChunk + (flag & HAS_DOC_ID) + ((flag & HAS_METADATA) >> 1);
-  }
-  if (expectedStrings !== stringCount) fail('has a string count that does not match its chunks');
-  const lengths = uint32s(bytes, lengthsAt, stringCount);
-  let joined: string;
-  try {
-    joined = new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(textAt));
-  } catch (error) {
-    return fail('holds text that is not UTF-8', error);
-  }
-  let strings: string[] | undefined;
-  if (count > 0 && ((flags[0] as number) & STRINGS_AS_JSON) !== 0) {
-    try {
-      strings = JSON.parse(joined) as string[];
-    } catch (error) {
-      return fail('holds strings that are not valid JSON', error);
-    }
-    if (!Array.isArray(strings) || strings.length !== stringCount)
-      fail('has a string count that does not match');
-  } else {
-    let total = 0;
-    for (let i = 0; i < stringCount; i++) total += lengths[i] as number;
-    if (total !== joined.length) fail('has string lengths that do not add up to its text (damaged)');
-  }
-  let next = 0;
-  let offset = 0;
-  const take = (): string => {
-    const at = next++;
-    if (strings !== undefined) {
-      const value = strings[at];
-      return typeof value === 'string' ? value : fail(`has a string ${at} that is not a string`);
-    }
-    const value = joined.slice(offset, offset + (lengths[at] as number));
-    offset += lengths[at] as number;
-    return value;
-  };
+  checkFlags(flags, withIds ? 2 : 1, HAS_DOC_ID | HAS_METADATA, stringCount, fail);
+  const take = stringReader(bytes.subarray(textAt), uint32s(bytes, lengthsAt, stringCount), flags, fail);
   const chunks: Chunk[] = new Array(count);
   // Repeated ids are found by the caller, which matches the ids against the keyword index's.
   for (let i = 0; i < count; i++) {
@@ -354,9 +311,7 @@ function decodeTable(
   ids: readonly string[] | undefined,
   source: BlobSource | undefined,
 ): Chunk[] {
-  const fail = (message: string, cause?: unknown): never => {
-    throw new IndexFormatError({ message: `The collection's chunk table ${message}`, path, cause });
-  };
+  const fail = failure(path);
   if (bytes.byteLength < 32) fail(`is ${bytes.byteLength} bytes, too short (truncated)`);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const count = view.getUint32(12, true);
@@ -382,21 +337,9 @@ function decodeTable(
       `says its texts are ${textBytes} bytes, and the texts blob is ${texts.byteLength} (another save's, or damaged)`,
     );
   }
-  if (ids === undefined) fail('leaves its ids to the keyword index, and none were given');
-  const given = ids as readonly string[];
-  if (given.length !== count) fail(`holds ${count} chunks and the keyword index ${given.length}`);
-  if (idsDigest(given) !== view.getUint32(24, true)) {
-    fail("does not match the keyword index's ids (saved beside another index, or damaged)");
-  }
+  const given = checkIds(ids, count, view.getUint32(24, true), fail);
   const flags = bytes.subarray(32, 32 + count);
-  let expectedStrings = 0;
-  for (let i = 0; i < count; i++) {
-    const flag = (flags[i] as number) & ~(i === 0 ? STRINGS_AS_JSON : 0);
-    if ((flag & ~(HAS_DOC_ID | HAS_METADATA | TEXT_AS_JSON)) !== 0) fail(`has unknown flags on chunk ${i}`);
-    expectedStrings += (flag & HAS_DOC_ID) + ((flag & HAS_METADATA) >> 1);
-  }
-  if (expectedStrings !== stringCount) fail('has a string count that does not match its chunks');
-  const lengths = uint32s(bytes, lengthsAt, stringCount);
+  checkFlags(flags, 0, HAS_DOC_ID | HAS_METADATA | TEXT_AS_JSON, stringCount, fail);
   const ends = uint32s(bytes, endsAt, count);
   let previous = 0;
   for (let i = 0; i < count; i++) {
@@ -405,38 +348,7 @@ function decodeTable(
     previous = end;
   }
   if (previous !== textBytes) fail('has text offsets that do not add up to its texts (damaged)');
-  let joined: string;
-  try {
-    joined = new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(stringsAt));
-  } catch (error) {
-    return fail('holds strings that are not UTF-8', error);
-  }
-  let strings: string[] | undefined;
-  if (count > 0 && ((flags[0] as number) & STRINGS_AS_JSON) !== 0) {
-    try {
-      strings = JSON.parse(joined) as string[];
-    } catch (error) {
-      return fail('holds strings that are not valid JSON', error);
-    }
-    if (!Array.isArray(strings) || strings.length !== stringCount)
-      fail('has a string count that does not match');
-  } else {
-    let total = 0;
-    for (let i = 0; i < stringCount; i++) total += lengths[i] as number;
-    if (total !== joined.length) fail('has string lengths that do not add up to its strings (damaged)');
-  }
-  let next = 0;
-  let offset = 0;
-  const take = (): string => {
-    const at = next++;
-    if (strings !== undefined) {
-      const value = strings[at];
-      return typeof value === 'string' ? value : fail(`has a string ${at} that is not a string`);
-    }
-    const value = joined.slice(offset, offset + (lengths[at] as number));
-    offset += lengths[at] as number;
-    return value;
-  };
+  const take = stringReader(bytes.subarray(stringsAt), uint32s(bytes, lengthsAt, stringCount), flags, fail);
   const stored = new StoredTexts(texts, ends, uint32s(bytes, crcsAt, count), flags, path);
   const chunks: Chunk[] = new Array(count);
   // Repeated ids are found by the caller, which matches the ids against the keyword index's.
@@ -454,6 +366,86 @@ function decodeTable(
     chunks[i] = chunk;
   }
   return chunks;
+}
+
+type Fail = (message: string, cause?: unknown) => never;
+
+/** Throws an IndexFormatError about the table at `path`. */
+function failure(path: string): Fail {
+  return (message, cause) => {
+    throw new IndexFormatError({ message: `The collection's chunk table ${message}`, path, cause });
+  };
+}
+
+/** The ids a table of version 2 or 3 is given, checked against its count and its digest. */
+function checkIds(
+  ids: readonly string[] | undefined,
+  count: number,
+  digest: number,
+  fail: Fail,
+): readonly string[] {
+  if (ids === undefined) return fail('leaves its ids to the keyword index, and none were given');
+  if (ids.length !== count) fail(`holds ${count} chunks and the keyword index ${ids.length}`);
+  if (idsDigest(ids) !== digest) {
+    fail("does not match the keyword index's ids (saved beside another index, or damaged)");
+  }
+  return ids;
+}
+
+/** Checks each chunk's flags against `allowed`, and that they name `stringCount` strings (`perChunk` each, plus docId and metadata). */
+function checkFlags(
+  flags: Uint8Array,
+  perChunk: number,
+  allowed: number,
+  stringCount: number,
+  fail: Fail,
+): void {
+  let expected = 0;
+  for (let i = 0; i < flags.length; i++) {
+    const flag = (flags[i] as number) & ~(i === 0 ? STRINGS_AS_JSON : 0);
+    if ((flag & ~allowed) !== 0) fail(`has unknown flags on chunk ${i}`);
+    expected += perChunk + (flag & HAS_DOC_ID) + ((flag & HAS_METADATA) >> 1);
+  }
+  if (expected !== stringCount) fail('has a string count that does not match its chunks');
+}
+
+/**
+ * The strings of a table (see encodeStrings) decoded at once and handed out in order by the
+ * function returned, each sliced by its length.
+ */
+function stringReader(region: Uint8Array, lengths: Uint32Array, flags: Uint8Array, fail: Fail): () => string {
+  let joined: string;
+  try {
+    joined = new TextDecoder('utf-8', { fatal: true }).decode(region);
+  } catch (error) {
+    return fail('holds strings that are not UTF-8', error);
+  }
+  let strings: string[] | undefined;
+  if (flags.length > 0 && ((flags[0] as number) & STRINGS_AS_JSON) !== 0) {
+    try {
+      strings = JSON.parse(joined) as string[];
+    } catch (error) {
+      return fail('holds strings that are not valid JSON', error);
+    }
+    if (!Array.isArray(strings) || strings.length !== lengths.length)
+      fail('has a string count that does not match');
+  } else {
+    let total = 0;
+    for (let i = 0; i < lengths.length; i++) total += lengths[i] as number;
+    if (total !== joined.length) fail('has string lengths that do not add up to its strings (damaged)');
+  }
+  let next = 0;
+  let offset = 0;
+  return () => {
+    const at = next++;
+    if (strings !== undefined) {
+      const value = strings[at];
+      return typeof value === 'string' ? value : fail(`has a string ${at} that is not a string`);
+    }
+    const value = joined.slice(offset, offset + (lengths[at] as number));
+    offset += lengths[at] as number;
+    return value;
+  };
 }
 
 /** `count` u32s at `at` in `bytes`: a view where aligned, else a copy. */

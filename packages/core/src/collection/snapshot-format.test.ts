@@ -8,7 +8,7 @@ import type { Chunk, SearchResult } from '../model/index.js';
 import { HashEmbedder } from '../vector/embedders/index.js';
 import { InMemoryVectorStore } from '../vector/in-memory-vector-store.js';
 import { chunkTableVersion, decodeChunkTable, encodeChunks, encodeChunkTable } from './chunk-table.js';
-import { openCollection } from './collection.js';
+import { type CollectionSettings, openCollection } from './collection.js';
 import { createFileStorage } from './file-storage.js';
 import { type BlobSource, bytesSource, type CollectionStorage, createMemoryStorage } from './storage.js';
 
@@ -32,6 +32,28 @@ function corpus(size: number): Chunk[] {
     ...(i % 2 === 0 ? { docId: `doc${i % 5}` } : {}),
     ...(i % 3 === 0 ? { metadata: { year: 2000 + i, tags: ['a', 'b'], open: i % 2 === 0 } } : {}),
   }));
+}
+
+/** The collection saved in `directory` (the file storage), opened over a new in-memory store. */
+function openFolder(directory: string, settings: Pick<CollectionSettings, 'analyzer'> = {}) {
+  return openCollection({
+    store: new InMemoryVectorStore({ embedder }),
+    storage: createFileStorage(directory),
+    ...settings,
+  });
+}
+
+/**
+ * A new folder holding a collection of the first `size` chunks of the corpus, all in its snapshot
+ * (a close alone would leave so short a log for the next open to replay).
+ */
+async function savedFolder(size: number): Promise<string> {
+  const directory = await folder();
+  const collection = await openFolder(directory);
+  await collection.add(corpus(size));
+  await collection.checkpoint();
+  await collection.close();
+  return directory;
 }
 
 /** The storage's snapshot and log, with its lock made reusable (a second opener in one test). */
@@ -302,15 +324,7 @@ async function reopensAsCurrent(
 
 describe('collection snapshot formats', () => {
   it('refuses a snapshot blob with a flipped bit (the file storage checks a CRC-32 per blob)', async () => {
-    const directory = await folder();
-    const first = await openCollection({
-      store: new InMemoryVectorStore({ embedder }),
-      storage: createFileStorage(directory),
-    });
-    await first.add(corpus(20));
-    // Into the snapshot (a close alone would leave so short a log for the next open to replay).
-    await first.checkpoint();
-    await first.close();
+    const directory = await savedFolder(20);
     const manifest = JSON.parse(await readFile(join(directory, 'zerda-collection.json'), 'utf8'));
     expect(manifest.version).toBe(2);
     expect(typeof manifest.blobs.chunks.crc32).toBe('number');
@@ -320,10 +334,7 @@ describe('collection snapshot formats', () => {
       const flipped = Buffer.from(original);
       flipped[flipped.length >> 1] = (flipped[flipped.length >> 1] as number) ^ 0x10;
       await writeFile(path, flipped);
-      const error = await openCollection({
-        store: new InMemoryVectorStore({ embedder }),
-        storage: createFileStorage(directory),
-      }).catch((e: unknown) => e);
+      const error = await openFolder(directory).catch((e: unknown) => e);
       expect(IndexFormatError.isInstance(error), key).toBe(true);
       expect((error as Error).message).toMatch(new RegExp(`'${key}' blob does not match`));
       await writeFile(path, original);
@@ -333,20 +344,14 @@ describe('collection snapshot formats', () => {
     const chunksBytes = await readFile(chunksPath);
     await rm(chunksPath);
     await symlink(chunksPath, chunksPath);
-    const looped = await openCollection({
-      store: new InMemoryVectorStore({ embedder }),
-      storage: createFileStorage(directory),
-    }).catch((e: unknown) => e);
+    const looped = await openFolder(directory).catch((e: unknown) => e);
     expect(IndexFormatError.isInstance(looped)).toBe(true);
     expect((looped as Error).message).toMatch(
       /'chunks' blob named by the manifest could not be opened \(ELOOP\)/,
     );
     await rm(chunksPath);
     await writeFile(chunksPath, chunksBytes);
-    const again = await openCollection({
-      store: new InMemoryVectorStore({ embedder }),
-      storage: createFileStorage(directory),
-    });
+    const again = await openFolder(directory);
     expect(await again.count()).toBe(20);
     await again.close();
   });
@@ -438,30 +443,18 @@ describe('collection snapshot formats', () => {
   });
 
   it('reports a damaged keyword index after the checks of the state, as a typed error, when it is decoded as it is read', async () => {
-    const directory = await folder();
-    const first = await openCollection({
-      store: new InMemoryVectorStore({ embedder }),
-      storage: createFileStorage(directory),
-    });
-    await first.add(corpus(8));
-    await first.checkpoint();
-    await first.close();
+    const directory = await savedFolder(8);
     const storage = createFileStorage(directory);
     const blobs = (await storage.readSnapshot())!;
     // Checksums right (the storage takes them anew), the index's own structure wrong.
     const index = blobs.get('keyword-index')!;
     blobs.set('keyword-index', index.subarray(0, index.byteLength >> 1));
     await storage.commitSnapshot(blobs);
-    const damaged = await openCollection({
-      store: new InMemoryVectorStore({ embedder }),
-      storage: createFileStorage(directory),
-    }).catch((e: unknown) => e);
+    const damaged = await openFolder(directory).catch((e: unknown) => e);
     expect(IndexFormatError.isInstance(damaged)).toBe(true);
     expect((damaged as Error).message).toMatch(/BM25 index/);
     // A collection opened with another analyzer is told so first, as before.
-    const other = await openCollection({
-      store: new InMemoryVectorStore({ embedder }),
-      storage: createFileStorage(directory),
+    const other = await openFolder(directory, {
       analyzer: { name: 'other', analyze: (text) => text.split(' ') },
     }).catch((e: unknown) => e);
     expect((other as Error).message).toMatch(/analyzer/);
@@ -469,14 +462,7 @@ describe('collection snapshot formats', () => {
   });
 
   it('opens a collection whose texts blob is damaged, and says so when a damaged text is read; refuses one cut short', async () => {
-    const directory = await folder();
-    const first = await openCollection({
-      store: new InMemoryVectorStore({ embedder }),
-      storage: createFileStorage(directory),
-    });
-    await first.add(corpus(20));
-    await first.checkpoint();
-    await first.close();
+    const directory = await savedFolder(20);
     const manifest = JSON.parse(await readFile(join(directory, 'zerda-collection.json'), 'utf8'));
     const path = join(directory, manifest.blobs['chunk-texts'].file);
     const original = await readFile(path);
@@ -484,10 +470,7 @@ describe('collection snapshot formats', () => {
     const flipped = Buffer.from(original);
     flipped[flipped.length - 1] = (flipped[flipped.length - 1] as number) ^ 0x01;
     await writeFile(path, flipped);
-    const opened = await openCollection({
-      store: new InMemoryVectorStore({ embedder }),
-      storage: createFileStorage(directory),
-    });
+    const opened = await openFolder(directory);
     const [healthy, damaged] = await opened.get(['c3', 'c19']);
     expect(healthy?.text).toBe(corpus(20)[3]?.text);
     let error: unknown;
@@ -500,20 +483,14 @@ describe('collection snapshot formats', () => {
     expect((error as Error).message).toMatch(/chunk 19 does not match its checksum/);
     await opened.close();
     await writeFile(path, original.subarray(0, original.length - 1));
-    const cut = await openCollection({
-      store: new InMemoryVectorStore({ embedder }),
-      storage: createFileStorage(directory),
-    }).catch((e: unknown) => e);
+    const cut = await openFolder(directory).catch((e: unknown) => e);
     expect(IndexFormatError.isInstance(cut)).toBe(true);
     expect((cut as Error).message).toMatch(/'chunk-texts' blob does not match the manifest/);
   });
 
   it('reads a folder written with SHA-256 blobs (storage version 1) and rewrites it as version 2', async () => {
     const directory = await folder();
-    const first = await openCollection({
-      store: new InMemoryVectorStore({ embedder }),
-      storage: createFileStorage(directory),
-    });
+    const first = await openFolder(directory);
     await first.add(corpus(12));
     const before = await first.retrieve('wind report', { k: 5 });
     await first.close();
@@ -526,10 +503,7 @@ describe('collection snapshot formats', () => {
     }
     manifest.version = 1;
     await writeFile(manifestPath, JSON.stringify(manifest));
-    const second = await openCollection({
-      store: new InMemoryVectorStore({ embedder }),
-      storage: createFileStorage(directory),
-    });
+    const second = await openFolder(directory);
     const after = await second.retrieve('wind report', { k: 5 });
     expect(after.hits.map((hit) => [hit.chunk.id, hit.score])).toEqual(
       before.hits.map((hit) => [hit.chunk.id, hit.score]),
