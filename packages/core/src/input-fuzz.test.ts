@@ -176,6 +176,16 @@ describe('fuzz: the query analyser', () => {
       { numRuns: 2 },
     );
   }, 120_000);
+
+  it('analyses 1 MB questions that once took quadratic time in entity extraction', () => {
+    // Each unit repeated: a run of letters and dots or hyphens (every start scanned the code
+    // pattern to the end of the run), many numbers or codes (every entity checked against all
+    // found so far), many leading function words (shifted out one by one).
+    for (const unit of ['A.', 'Ab-', 'a1_.', '1 ', 'A1 ', 'Of of ']) {
+      const text = unit.repeat(Math.ceil(1_000_000 / unit.length)).slice(0, 1_000_000);
+      typedOrFine(() => expect(analyzeQuery(text).entities.length).toBeLessThanOrEqual(2), 30_000);
+    }
+  }, 180_000);
 });
 
 /** Objects that look like filters: field names and operators, nested, with values of every kind. */

@@ -295,10 +295,20 @@ const CODE_LABELS =
  */
 export function extractEntities(query: string): string[] {
   const found: Array<{ start: number; end: number; text: string }> = [];
-  const taken = (start: number, end: number) => found.some((f) => start < f.end && end > f.start);
+  // Which characters an entity already covers: a check costs the candidate's length, not the
+  // number of entities found (which a long question full of numbers makes quadratic).
+  const covered = new Uint8Array(query.length);
+  const taken = (start: number, end: number) => {
+    for (let i = start; i < end; i++) if (covered[i] === 1) return true;
+    return false;
+  };
+  const take = (start: number, end: number, text: string) => {
+    covered.fill(1, start, end);
+    found.push({ start, end, text });
+  };
   const add = (start: number, end: number, text: string) => {
     const trimmed = text.trim();
-    if (trimmed.length > 0 && !taken(start, end)) found.push({ start, end, text: trimmed });
+    if (trimmed.length > 0 && !taken(start, end)) take(start, end, trimmed);
   };
   const scan = (pattern: RegExp, group = 0) => {
     for (const match of query.matchAll(pattern)) {
@@ -314,15 +324,17 @@ export function extractEntities(query: string): string[] {
   )) {
     const inner = match.slice(1).find((group) => group !== undefined) ?? '';
     if (!taken(match.index, match.index + match[0].length)) {
-      found.push({ start: match.index, end: match.index + match[0].length, text: inner.trim() });
+      take(match.index, match.index + match[0].length, inner.trim());
     }
   }
   // Label + number: HTTP 404, Error 500, RFC 7231, SKU #12345 (an upper-case word or a known label).
   scan(new RegExp(`${B}\\p{Lu}{2,}\\s?#?\\s?\\d+(?:[-.]\\d+)*${E}`, 'gu'));
   scan(new RegExp(`${B}(?:${CODE_LABELS})\\s?#?\\s?\\d+(?:[-.]\\d+)*${E}`, 'giu'));
-  // Mixed letters and digits: ERR-1234, XJ-900, v2.3.1, A1B2-C3, CVE-2021-44228.
+  // Mixed letters and digits: ERR-1234, XJ-900, v2.3.1, A1B2-C3, CVE-2021-44228. At most 256
+  // characters: each place a code may start is looked at that far, not to the end of the run
+  // (which made a long run of letters and dots quadratic).
   scan(
-    /(?<![\p{L}\p{N}_])(?=[\p{L}\p{N}._\-/#]*\p{L})(?=[\p{L}\p{N}._\-/#]*\p{N})[\p{L}\p{N}](?:[\p{L}\p{N}._\-/#]*[\p{L}\p{N}])?(?![\p{L}\p{N}_])/gu,
+    /(?<![\p{L}\p{N}_])(?=[\p{L}\p{N}._\-/#]{0,255}\p{L})(?=[\p{L}\p{N}._\-/#]{0,255}\p{N})[\p{L}\p{N}](?:[\p{L}\p{N}._\-/#]{0,254}[\p{L}\p{N}])?(?![\p{L}\p{N}_])/gu,
   );
   // Numbers (Western and Arabic-Indic digits), with decimals, thousands separators and percent.
   scan(
@@ -332,13 +344,18 @@ export function extractEntities(query: string): string[] {
   const words = [...query.matchAll(/[\p{L}\p{M}][\p{L}\p{M}\p{N}'’.-]*|&/gu)];
   let span: Array<{ word: string; start: number; end: number }> = [];
   const flush = () => {
-    while (span.length > 0 && isFunctionWord((span[0] as { word: string }).word)) span.shift();
-    while (span.length > 0 && CONNECTORS.has((span[span.length - 1] as { word: string }).word.toLowerCase()))
+    // Leading function words are skipped by index: shifting them one by one is quadratic.
+    let from = 0;
+    while (from < span.length && isFunctionWord((span[from] as { word: string }).word)) from++;
+    while (
+      span.length > from &&
+      CONNECTORS.has((span[span.length - 1] as { word: string }).word.toLowerCase())
+    )
       span.pop();
-    if (span.length > 0) {
-      const first = span[0] as { word: string; start: number; end: number };
+    if (span.length > from) {
+      const first = span[from] as { word: string; start: number; end: number };
       const last = span[span.length - 1] as { end: number };
-      const single = span.length === 1;
+      const single = span.length - from === 1;
       const atSentenceStart = startsSentence(query, first.start);
       if (!(single && atSentenceStart && !isAcronymOrMixed(first.word))) {
         add(first.start, last.end, query.slice(first.start, last.end).replace(/[.’'-]+$/u, ''));
