@@ -184,6 +184,30 @@ describe('createAnalyzer', () => {
       expect(seen).toEqual(['cat', 'dog', 'cat']);
     });
 
+    it('caches a token once whether the scanner packed it or its text was read', () => {
+      const seen: string[] = [];
+      const analyzer = createAnalyzer({
+        stopWords: false,
+        stemmer: (term) => {
+          seen.push(term);
+          return term;
+        },
+      });
+      // 'john' packed; "john's" reaches the cache by its text (possessive removed); long words are not packed.
+      const text = "john john's characters characters's gpt-4 gpt-4 don't don’t";
+      expect(analyzer.analyze(text)).toEqual([
+        'john',
+        'john',
+        'characters',
+        'characters',
+        'gpt-4',
+        'gpt-4',
+        "don't",
+        "don't",
+      ]);
+      expect(seen).toEqual(['john', 'characters', 'gpt-4', "don't"]);
+    });
+
     it('allows a custom stemmer to call an analyser (re-entrancy)', () => {
       const inner = createAnalyzer({ stopWords: false });
       const outer = createAnalyzer({ stemmer: (term) => inner.analyze(`the ${term} jumping`).join('+') });

@@ -4,8 +4,8 @@ import { hasArabicBlock, normalizeArabic } from './arabic-normalizer.js';
 import { arabicLightStem } from './arabic-stemmer.js';
 import { porterStem } from './porter-stemmer.js';
 import { type StopWordListName, stopWordLists } from './stop-words/index.js';
-import { finishHash, hashRange, TermCache } from './term-cache.js';
-import { NEEDS_CLEANING, NO_HASH, scanTokens, type TokenizerMode, TokenSpans } from './tokenizer.js';
+import { hashRange, packedHash, TermCache } from './term-cache.js';
+import { NEEDS_CLEANING, NOT_PACKED, scanTokens, type TokenizerMode, TokenSpans } from './tokenizer.js';
 
 /** How to stem: `'auto'` picks by script (see `AnalyzerOptions.stemmer`); a function must be pure. */
 export type StemmerOption = 'auto' | 'porter' | 'arabic' | 'none' | ((term: string) => string);
@@ -99,6 +99,10 @@ class ZerdaAnalyzer implements Analyzer {
   private readonly cache = new TermCache(CACHE_LIMIT);
   /** Keys behind `analyze`, reused; a re-entrant call (from a custom stemmer) gets its own. */
   private readonly scratchKeys = new TermKeys();
+  /** Each token's cache hash, reused by top-level calls; a re-entrant call gets its own. */
+  private hashes = new Int32Array(512);
+  /** Keeps what `TermCache.prefetch` read, so that its reads are not elided. */
+  private sink = 0;
   /** Nesting of calls in progress: the cache starts over only when none is (keys stay valid). */
   private depth = 0;
   /** `TermKeys.term` for this analyser's keys, made once. */
@@ -150,16 +154,35 @@ class ZerdaAnalyzer implements Analyzer {
       const count = spans.count;
       let keys = out.keys;
       if (keys.length < count) out.keys = keys = new Int32Array(Math.max(count, keys.length * 2));
+      // First every token's hash, and the cache slots they lead to read all at once (see
+      // `TermCache.prefetch`); then the lookups, which find those slots in cache.
+      let hashes = this.depth === 1 ? this.hashes : new Int32Array(count);
+      if (hashes.length < count) this.hashes = hashes = new Int32Array(Math.max(count, hashes.length * 2));
+      for (let t = 0; t < count; t++) {
+        const at = t * 4;
+        const endAndFlags = data[at + 1]!;
+        hashes[t] =
+          (endAndFlags & (NEEDS_CLEANING | NOT_PACKED)) === 0
+            ? packedHash(data[at + 2]!, data[at + 3]!)
+            : (endAndFlags & NEEDS_CLEANING) === 0
+              ? hashRange(text, data[at]!, endAndFlags >>> 2)
+              : 0;
+      }
+      this.sink ^= cache.prefetch(hashes, count);
       let written = 0;
       for (let t = 0; t < count; t++) {
-        const packed = data[t * 3 + 1]!;
+        const at = t * 4;
+        const endAndFlags = data[at + 1]!;
         let found: number;
-        if ((packed & NEEDS_CLEANING) === 0) {
-          const start = data[t * 3]!;
-          const end = packed >>> 2;
-          const hash = packed & NO_HASH ? hashRange(text, start, end) : finishHash(data[t * 3 + 2]!);
-          found = cache.find(text, start, end, hash);
-          if (found === 0) found = this.miss(text.slice(start, end), hash);
+        if ((endAndFlags & (NEEDS_CLEANING | NOT_PACKED)) === 0) {
+          // A short ASCII token (most tokens): its key is the two integers the scanner packed.
+          found = cache.findPacked(data[at + 2]!, data[at + 3]!, hashes[t]!);
+          if (found === 0) found = this.miss(text.slice(data[at]!, endAndFlags >>> 2), hashes[t]!);
+        } else if ((endAndFlags & NEEDS_CLEANING) === 0) {
+          const start = data[at]!;
+          const end = endAndFlags >>> 2;
+          found = cache.find(text, start, end, hashes[t]!);
+          if (found === 0) found = this.miss(text.slice(start, end), hashes[t]!);
         } else {
           // Needs cleaning (format characters, apostrophe forms): cached by the cleaned text.
           const token = spans.text(text, t, lucene);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { hashRange, TermCache } from './term-cache.js';
+import { hashRange, PACKED_KEY, packedHash, TermCache } from './term-cache.js';
+import { NOT_PACKED, scanTokens, TokenSpans } from './tokenizer.js';
 
 describe('TermCache', () => {
   it('finds entries by a range of a larger text', () => {
@@ -54,8 +55,65 @@ describe('TermCache', () => {
     expect(cache.term(1)).toBeNull();
   });
 
+  it('keeps keys of 1 to 8 ASCII characters packed in their slot, and others in the pool', () => {
+    const cache = new TermCache(100);
+    const keys = ['a', 'abcdefgh', 'abcdefghi', 'é', 'ab\u0000', '\u0000ab', 'ab', 'AB', 'x-1.5', ''];
+    const packedKeys = new Set(['a', 'abcdefgh', 'ab', 'AB', 'x-1.5']);
+    keys.forEach((key, i) => {
+      const hash = hashRange(key, 0, key.length);
+      const packable = packedKeys.has(key);
+      expect((hash & PACKED_KEY) !== 0, key).toBe(packable);
+      expect(cache.set(key, hash, `term ${i}`)).toBe(i + 1);
+    });
+    // Each key finds its own entry, from a range of a larger text too: 'ab' is not '\0ab' or 'ab\0'.
+    keys.forEach((key, i) => {
+      const text = ` ${key} `;
+      expect(cache.get(text, 1, key.length + 1, hashRange(text, 1, key.length + 1))).toBe(`term ${i}`);
+    });
+    expect(cache.get('abcdefg', 0, 7, hashRange('abcdefg', 0, 7))).toBeUndefined();
+    expect(cache.get('bcdefghi', 0, 8, hashRange('bcdefghi', 0, 8))).toBeUndefined();
+  });
+
+  it('finds a packed key from the halves the tokenizer packs, as from its text', () => {
+    const text = "short words and possessives: john's john thirteen characters";
+    const spans = new TokenSpans();
+    scanTokens(text, false, spans);
+    const cache = new TermCache(100);
+    for (let t = 0; t < spans.count; t++) {
+      const token = spans.text(text, t, false);
+      const packed = spans.data[t * 4 + 1]!;
+      const hash = hashRange(token, 0, token.length);
+      const entry = cache.get(token, 0, token.length, hash) ?? null;
+      if (entry === null) cache.set(token, hash, token.toUpperCase());
+      if ((packed & NOT_PACKED) === 0) {
+        const low = spans.data[t * 4 + 2]!;
+        const high = spans.data[t * 4 + 3]!;
+        expect(packedHash(low, high)).toBe(hash);
+        expect(cache.term(cache.findPacked(low, high, hash) - 1)).toBe(token.toUpperCase());
+      } else {
+        // Too long, or a possessive removed ('john' of "john's", packed by its text instead).
+        expect(token.length > 8 || token === 'john').toBe(true);
+      }
+    }
+    // "john's" and "john" are one key.
+    expect(cache.count).toBe(
+      new Set(['short', 'words', 'and', 'possessives', 'john', 'thirteen', 'characters']).size,
+    );
+  });
+
+  it('prefetches slots of any kind without changing what is found', () => {
+    const cache = new TermCache(100);
+    const keys = ['cat', 'catalogue', 'café'];
+    for (const key of keys) cache.set(key, hashRange(key, 0, key.length), key);
+    const hashes = Int32Array.from([...keys, 'missing', 'missing-long-key'], (key) =>
+      hashRange(key, 0, key.length),
+    );
+    expect(typeof cache.prefetch(hashes, hashes.length)).toBe('number');
+    for (const key of keys) expect(cache.get(key, 0, key.length, hashRange(key, 0, key.length))).toBe(key);
+  });
+
   it('hashes are never 0 and fit in 30 bits', () => {
-    for (const text of ['', 'a', 'hello', 'مرحبا', '😀']) {
+    for (const text of ['', 'a', 'hello', 'hello world', 'مرحبا', '😀']) {
       const hash = hashRange(text, 0, text.length);
       expect(hash).not.toBe(0);
       expect(hash >>> 30).toBe(0);

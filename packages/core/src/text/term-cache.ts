@@ -4,8 +4,11 @@
  * analysis fast (most tokens of a text are words seen before).
  *
  * Open addressing with linear probing over a typed array of slots holding each key's hash, entry
- * number and where its characters lie in a character pool: with a large vocabulary the cost of
- * analysis is memory latency, and a hit reads one slot and the key's characters, no object.
+ * number and the key: a key of 1 to 8 ASCII characters (most tokens) is packed into two integers
+ * kept in its slot (see `isPackable`), so a hit reads one slot and compares two numbers; any other
+ * key lies in a character pool, its slot saying where. With a large vocabulary the cost of
+ * analysis is memory latency: a rare word's slot, and its characters in the pool, are rarely in
+ * cache, so a packed key saves a miss and a loop over characters (see also `prefetch`).
  * Growing or clearing the cache only allocates typed arrays, which are cheap (large pre-filled
  * JS arrays are not). Entries are numbered from 0 in insertion order; the numbers serve as term
  * keys (see `Analyzer.analyzeKeys`) until the cache starts over, which `startOverIfFull` does
@@ -16,10 +19,11 @@
 export class TermCache {
   /**
    * Slot s: hash at [4s] (0 = empty); at [4s + 1] entry number + 1, negated for a dropped token;
-   * the key's offset in `chars` at [4s + 2] and its length at [4s + 3].
+   * then for a packed key (its hash has `PACKED_KEY` set) its two halves, low at [4s + 2] and high
+   * at [4s + 3]; for any other key its offset in `chars` at [4s + 2] and its length at [4s + 3].
    */
   private table: Int32Array;
-  /** The keys' UTF-16 code units, one after another in entry order. */
+  /** The UTF-16 code units of the keys that are not packed, one after another in entry order. */
   private chars = new Uint16Array(4096);
   private charsUsed = 0;
   /** Term of each entry (null = dropped). */
@@ -58,6 +62,10 @@ export class TermCache {
    * for a term, -(entry + 1) for a dropped token, 0 if not cached.
    */
   find(text: string, start: number, end: number, hash: number): number {
+    if ((hash & PACKED_KEY) !== 0) {
+      const packed = packedHalves(text, start, end);
+      return this.findPacked(packed.low, packed.high, hash);
+    }
     const table = this.table;
     const mask = this.mask;
     const length = end - start;
@@ -78,6 +86,44 @@ export class TermCache {
     }
   }
 
+  /**
+   * As `find`, for a packable key given as its two halves (see `isPackable`) with its
+   * `packedHash`: the key is equal when both halves are, so no character is compared.
+   */
+  findPacked(low: number, high: number, hash: number): number {
+    const table = this.table;
+    const mask = this.mask;
+    let slot = hash & mask;
+    for (;;) {
+      const at = slot * 4;
+      const stored = table[at];
+      if (stored === 0) return 0;
+      if (stored === hash && table[at + 2] === low && table[at + 3] === high) return table[at + 1]!;
+      slot = (slot + 1) & mask;
+    }
+  }
+
+  /**
+   * Reads the slots the `count` hashes at `hashes` start their probes at, and for keys kept in the
+   * character pool their first character there, before the lookups that need them: the reads do
+   * not depend on each other, so the processor overlaps their cache misses (a rare word's slot is
+   * rarely in cache), where the lookups, one after another, would wait for each in turn. Returns
+   * a value made from what was read, for the caller to keep so that the reads are not elided.
+   */
+  prefetch(hashes: Int32Array, count: number): number {
+    const table = this.table;
+    const chars = this.chars;
+    const mask = this.mask;
+    let sink = 0;
+    for (let t = 0; t < count; t++) {
+      const hash = hashes[t]!;
+      const at = (hash & mask) * 4;
+      sink ^=
+        (hash & PACKED_KEY) === 0 ? chars[Math.min(table[at + 2]! >>> 0, chars.length - 1)]! : table[at]!;
+    }
+    return sink;
+  }
+
   /** The term of entry `entry` (null: dropped). */
   term(entry: number): string | null {
     return this.terms[entry]!;
@@ -91,6 +137,14 @@ export class TermCache {
     const capacity = this.mask + 1;
     // Beyond `maxCapacity` only when one text holds more than `limit` new tokens.
     if (this.size * 2 >= capacity) this.grow(capacity * 2);
+    this.terms.push(term);
+    this.size++;
+    const found = term === null ? -this.size : this.size;
+    if ((hash & PACKED_KEY) !== 0) {
+      const packed = packedHalves(key, 0, key.length);
+      this.place(hash, found, packed.low, packed.high);
+      return found;
+    }
     const offset = this.charsUsed;
     if (offset + key.length > this.chars.length) {
       const grown = new Uint16Array(Math.max(this.chars.length * 2, offset + key.length));
@@ -100,9 +154,6 @@ export class TermCache {
     const chars = this.chars;
     for (let i = 0; i < key.length; i++) chars[offset + i] = key.charCodeAt(i);
     this.charsUsed = offset + key.length;
-    this.terms.push(term);
-    this.size++;
-    const found = term === null ? -this.size : this.size;
     this.place(hash, found, offset, key.length);
     return found;
   }
@@ -121,7 +172,7 @@ export class TermCache {
     return true;
   }
 
-  private place(hash: number, found: number, offset: number, length: number): void {
+  private place(hash: number, found: number, key0: number, key1: number): void {
     const table = this.table;
     const mask = this.mask;
     let slot = hash & mask;
@@ -129,8 +180,8 @@ export class TermCache {
     const at = slot * 4;
     table[at] = hash;
     table[at + 1] = found;
-    table[at + 2] = offset;
-    table[at + 3] = length;
+    table[at + 2] = key0;
+    table[at + 3] = key1;
   }
 
   private grow(capacity: number): void {
@@ -149,24 +200,74 @@ function nextSpace(): number {
   return spaces;
 }
 
-/** FNV-1a offset basis and prime: the scanner hashes ASCII tokens with them as it reads them. */
-export const FNV_OFFSET = 0x811c9dc5 | 0;
-export const FNV_PRIME = 0x01000193;
+/** FNV-1a offset basis and prime, for keys that are not packed. */
+const FNV_OFFSET = 0x811c9dc5 | 0;
+const FNV_PRIME = 0x01000193;
 
-/** The cache hash of `text[start, end)`: FNV-1a over its UTF-16 code units, finished. */
+/** The longest key that is packed: 8 ASCII characters, a byte each, in two 32-bit halves. */
+export const PACKED_MAX_LENGTH = 8;
+/**
+ * Set in the hash of a packed key and clear in every other hash, so that a packed key is never
+ * compared with a key in the character pool. Hashes keep to 30 bits (small integers in V8
+ * wherever they are passed around), so the flag is bit 29 and the hash bits are below it.
+ */
+export const PACKED_KEY = 0x20000000;
+const HASH_BITS = 0x1fffffff;
+
+/**
+ * The cache hash of `text[start, end)`: `packedHash` of its halves for a short ASCII key, else
+ * FNV-1a over its UTF-16 code units, finished. Never 0 (the empty-slot mark).
+ */
 export function hashRange(text: string, start: number, end: number): number {
+  if (isPackable(text, start, end)) {
+    const packed = packedHalves(text, start, end);
+    return packedHash(packed.low, packed.high);
+  }
   let hash = FNV_OFFSET;
   for (let i = start; i < end; i++) hash = Math.imul(hash ^ text.charCodeAt(i), FNV_PRIME);
-  return finishHash(hash);
+  hash ^= hash >>> 16;
+  hash = Math.imul(hash, 0x85ebca6b);
+  hash = (hash ^ (hash >>> 13)) & HASH_BITS;
+  return hash === 0 ? 1 : hash;
 }
 
 /**
- * Finishes a raw FNV-1a state into a cache hash: mixed so the low bits spread, cut to 30 bits
- * (a small integer in V8 wherever it is passed around) and never 0, the empty-slot mark.
+ * The hash of a packed key from its halves: mixed so the low bits (the slot) depend on every
+ * character, with `PACKED_KEY` set.
  */
-export function finishHash(state: number): number {
-  let hash = state ^ (state >>> 16);
-  hash = Math.imul(hash, 0x85ebca6b);
-  hash = (hash ^ (hash >>> 13)) & 0x3fffffff;
-  return hash === 0 ? 1 : hash;
+export function packedHash(low: number, high: number): number {
+  let hash = low ^ Math.imul(high, 0x9e3779b1);
+  hash = Math.imul(hash ^ (hash >>> 15), 0x85ebca6b);
+  hash = Math.imul(hash ^ (hash >>> 13), 0xc2b2ae35);
+  return ((hash ^ (hash >>> 16)) & HASH_BITS) | PACKED_KEY;
+}
+
+/**
+ * Whether `text[start, end)` is packed: 1 to 8 characters, each from 1 to 127. A key's characters
+ * are shifted in a byte at a time, the last one lowest, so the halves are the key's bytes behind
+ * leading zeros; since no character is 0, those zeros tell the length and equal halves mean equal
+ * keys. The tokenizer packs tokens this way as it reads them (see `TokenSpans`).
+ */
+function isPackable(text: string, start: number, end: number): boolean {
+  if (end - start < 1 || end - start > PACKED_MAX_LENGTH) return false;
+  for (let i = start; i < end; i++) {
+    const code = text.charCodeAt(i);
+    if (code === 0 || code > 0x7f) return false;
+  }
+  return true;
+}
+
+const halves = { low: 0, high: 0 };
+
+/** The two halves of a packable `text[start, end)`, in one shared object (read them at once). */
+function packedHalves(text: string, start: number, end: number): { low: number; high: number } {
+  let low = 0;
+  let high = 0;
+  for (let i = start; i < end; i++) {
+    high = (high << 8) | (low >>> 24);
+    low = (low << 8) | text.charCodeAt(i);
+  }
+  halves.low = low;
+  halves.high = high;
+  return halves;
 }

@@ -16,7 +16,7 @@ import {
   nonAsciiClass,
   POINT,
 } from './char-class.js';
-import { FNV_OFFSET, FNV_PRIME } from './term-cache.js';
+import { PACKED_MAX_LENGTH } from './term-cache.js';
 
 /**
  * - `'zerda'` (default): the rules below.
@@ -65,36 +65,38 @@ export function tokenize(text: string, options?: TokenizerOptions): string[] {
 
 /**
  * Where the tokens of a text lie, in a reusable typed array: per token its start, its end with
- * two flags, and the FNV-1a hash of its text computed during the scan. The analyser looks
- * tokens up in its cache straight from these, so a token seen before costs no allocation.
+ * two flags, and its characters packed into two integers during the scan (a short ASCII token's
+ * cache key, see `packedHash`). The analyser looks tokens up in its cache straight from these, so
+ * a token seen before costs no allocation and, when short, no comparison of characters.
  */
 export class TokenSpans {
   /** Number of tokens. */
   count = 0;
   /**
-   * Token t: start at [3t]; end * 4 + flags at [3t + 1] (NEEDS_CLEANING, NO_HASH); at [3t + 2]
-   * the raw FNV-1a state over [start, end) (see `finishHash`), valid unless NO_HASH is set.
+   * Token t: start at [4t]; end * 4 + flags at [4t + 1] (NEEDS_CLEANING, NOT_PACKED); the low and
+   * high halves of its packed characters at [4t + 2] and [4t + 3], valid unless NOT_PACKED is set.
    */
-  data = new Int32Array(3 * 512);
+  data = new Int32Array(4 * 512);
 
-  push(start: number, end: number, flags: number, hash: number): void {
+  push(start: number, end: number, flags: number, low: number, high: number): void {
     let data = this.data;
-    const at = this.count * 3;
-    if (at + 3 > data.length) {
+    const at = this.count * 4;
+    if (at + 4 > data.length) {
       const grown = new Int32Array(data.length * 2);
       grown.set(data);
       this.data = data = grown;
     }
     data[at] = start;
     data[at + 1] = (end << 2) | flags;
-    data[at + 2] = hash;
+    data[at + 2] = low;
+    data[at + 3] = high;
     this.count++;
   }
 
   /** The text of token t: format characters dropped and, in Zerda mode, apostrophes and hyphens unified. */
   text(text: string, t: number, lucene: boolean): string {
-    const start = this.data[t * 3]!;
-    const packed = this.data[t * 3 + 1]!;
+    const start = this.data[t * 4]!;
+    const packed = this.data[t * 4 + 1]!;
     const end = packed >>> 2;
     return packed & NEEDS_CLEANING ? cleanToken(text, start, end, lucene) : text.slice(start, end);
   }
@@ -102,8 +104,11 @@ export class TokenSpans {
 
 /** Span flag: the token text is not the plain source range (format characters, apostrophe forms). */
 export const NEEDS_CLEANING = 1;
-/** Span flag: the scanner did not hash this token (non-ASCII, joined hyphen, possessive removed). */
-export const NO_HASH = 2;
+/**
+ * Span flag: the packed characters are not the token's (longer than 8 characters, non-ASCII, a
+ * joined hyphen, a possessive removed); its cache key is found from its text instead.
+ */
+export const NOT_PACKED = 2;
 
 function classAt(text: string, index: number): number {
   const code = text.charCodeAt(index);
@@ -123,7 +128,7 @@ export function scanTokens(text: string, lucene: boolean, out: TokenSpans): void
     if (cls !== LETTER && cls !== DIGIT) {
       if (cls === IDEOGRAPH) {
         const width = charWidth(code);
-        out.push(i, i + width, NO_HASH, 0);
+        out.push(i, i + width, NOT_PACKED, 0, 0);
         i += width;
       } else if (cls === KATAKANA) {
         i = scanKatakana(text, i, out);
@@ -136,12 +141,14 @@ export function scanTokens(text: string, lucene: boolean, out: TokenSpans): void
     const start = i;
     let last = cls; // class of the last letter or digit, for the joiner rules
     let hasLetter = cls === LETTER;
-    let flags = 0; // NEEDS_CLEANING, NO_HASH
-    let hash = Math.imul(FNV_OFFSET ^ code, FNV_PRIME); // FNV-1a of the ASCII token text so far
+    let flags = 0; // NEEDS_CLEANING, NOT_PACKED
+    // The ASCII token's characters so far, a byte each, shifted in from the low end: the last 8.
+    let low = code;
+    let high = 0;
     let end = -1; // set when the token ends before `i` (a digit's possessive 's is skipped)
     if (code < 0x80) i++;
     else {
-      flags = NO_HASH;
+      flags = NOT_PACKED;
       i += charWidth(code);
     }
     while (i < n) {
@@ -151,18 +158,20 @@ export function scanTokens(text: string, lucene: boolean, out: TokenSpans): void
         if (cls === LETTER) {
           last = LETTER;
           hasLetter = true;
-          hash = Math.imul(hash ^ code, FNV_PRIME);
+          high = (high << 8) | (low >>> 24);
+          low = (low << 8) | code;
           i++;
           continue;
         }
         if (cls === DIGIT) {
           last = DIGIT;
-          hash = Math.imul(hash ^ code, FNV_PRIME);
+          high = (high << 8) | (low >>> 24);
+          low = (low << 8) | code;
           i++;
           continue;
         }
       } else {
-        flags |= NO_HASH;
+        flags |= NOT_PACKED;
         cls = nonAsciiClass(text, i, code);
         if (cls === LETTER || cls === DIGIT) {
           last = cls;
@@ -199,7 +208,7 @@ export function scanTokens(text: string, lucene: boolean, out: TokenSpans): void
           j += c < 0x80 ? 1 : charWidth(c);
         }
         if (!partDigit || !(hasLetter || partLetter)) break;
-        flags |= NO_HASH;
+        flags |= NOT_PACKED;
         if (code !== 0x2d || partDirty) flags |= NEEDS_CLEANING;
         hasLetter ||= partLetter;
         last = partLast;
@@ -208,8 +217,9 @@ export function scanTokens(text: string, lucene: boolean, out: TokenSpans): void
       }
       if (cls === APOSTROPHE) {
         if (next === last && (next === LETTER || next === DIGIT)) {
-          if (code !== 0x27 && !lucene) flags |= NEEDS_CLEANING;
-          hash = Math.imul(hash ^ code, FNV_PRIME);
+          if (code !== 0x27) flags |= lucene ? NOT_PACKED : NEEDS_CLEANING;
+          high = (high << 8) | (low >>> 24);
+          low = (low << 8) | code;
           i++;
           continue;
         }
@@ -227,15 +237,17 @@ export function scanTokens(text: string, lucene: boolean, out: TokenSpans): void
       else if (cls === CONNECTOR) joins = next === LETTER || next === DIGIT;
       else joins = lucene && next === LETTER && last === LETTER; // COLON
       if (!joins) break;
-      if (code >= 0x80) flags |= NEEDS_CLEANING;
-      hash = Math.imul(hash ^ code, FNV_PRIME);
+      if (code >= 0x80) flags |= NEEDS_CLEANING | NOT_PACKED;
+      high = (high << 8) | (low >>> 24);
+      low = (low << 8) | code;
       i++;
     }
     if (end < 0) {
       end = possessiveEnd(text, start, i);
-      if (end !== i) flags |= NO_HASH;
+      if (end !== i) flags |= NOT_PACKED;
     }
-    out.push(start, end, flags, hash);
+    if (end - start > PACKED_MAX_LENGTH) flags |= NOT_PACKED;
+    out.push(start, end, flags, low, high);
   }
 }
 
@@ -284,7 +296,7 @@ function cleanToken(text: string, start: number, end: number, lucene: boolean): 
 function scanKatakana(text: string, start: number, out: TokenSpans): number {
   const n = text.length;
   let i = start + 1;
-  let flags = NO_HASH;
+  let flags = NOT_PACKED;
   while (i < n) {
     const code = text.charCodeAt(i);
     const cls = code < 0x80 ? asciiClasses[code]! : nonAsciiClass(text, i, code);
@@ -295,6 +307,6 @@ function scanKatakana(text: string, start: number, out: TokenSpans): number {
     } else if (cls === CONNECTOR && i + 1 < n && classAt(text, i + 1) === KATAKANA) i++;
     else break;
   }
-  out.push(start, i, flags, 0);
+  out.push(start, i, flags, 0, 0);
   return i;
 }
