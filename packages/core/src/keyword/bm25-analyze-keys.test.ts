@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { InvalidArgumentError } from '../errors/index.js';
 import {
   type Analyzer,
   createAnalyzer,
@@ -120,5 +121,36 @@ describe('BM25Index with an analyser that has analyzeKeys', () => {
     expectSameBytes(index.serialize(), reference.serialize());
     expect(index.search('plum', 2).map((hit) => hit.id)).toEqual(['b']);
     expect(index.search('apple', 2).map((hit) => hit.id)).toEqual(['a']);
+  });
+});
+
+describe('BM25Index with an analyser that has only analyze', () => {
+  it('gives its terms keys of its own, the cache starting over as the analysers’ does', () => {
+    // 210,000 distinct terms: past the 200,000 the index's own key cache holds, within one text.
+    const words = Array.from({ length: 210_000 }, (_, i) => `term${i.toString(36)}`);
+    const index = new BM25Index({ analyzer: { name: 'split', analyze: (text) => text.split(' ') } });
+    index.add([{ id: 'big', text: words.join(' ') }]);
+    index.add([{ id: 'small', text: `${words[7]} ${words[209_999]} ${words[7]} fresh` }]);
+    expect(index.stats().terms).toBe(210_001);
+    expect(index.search(words[7] as string, 2).map((hit) => hit.id)).toEqual(['small', 'big']);
+    expect(index.search('fresh', 2).map((hit) => hit.id)).toEqual(['small']);
+  });
+
+  it('refuses a term that is not a string with a typed error naming its position, changing nothing', () => {
+    const index = new BM25Index({
+      analyzer: {
+        name: 'broken',
+        analyze: (text) => (text === 'bad' ? ['ok', 42 as unknown as string] : [text]),
+      },
+    });
+    index.add([{ id: 'a', text: 'fine' }]);
+    expect(() => index.add([{ id: 'b', text: 'bad' }])).toThrow(/not a string, at position 1/);
+    try {
+      index.add([{ id: 'b', text: 'bad' }]);
+    } catch (error) {
+      expect(error).toBeInstanceOf(InvalidArgumentError);
+    }
+    expect(index.size).toBe(1);
+    expect(index.has('b')).toBe(false);
   });
 });

@@ -1,6 +1,7 @@
 import { IndexFormatError, InvalidArgumentError } from '../errors/index.js';
 import { normalizeChunks } from '../model/index.js';
 import { type Analyzer, defaultAnalyzer, TermKeys } from '../text/index.js';
+import { StringTermKeys } from '../text/term-cache.js';
 import { ensureCapacity } from '../util/growable.js';
 import { type BM25Snapshot, type DecodeOptions, decodeSnapshot, encodeSnapshot } from './bm25-format.js';
 import { type QueryTerms, ScoringScratch, type ScoringView, scoreTopK } from './scorer.js';
@@ -93,8 +94,10 @@ export class BM25Index {
 
   private segments: Segment[] = [];
   private readonly buildScratch = new BuildScratch();
-  /** For analysers with `analyzeKeys`: their keys, and term id + 1 per key of `keySpace` (0: not yet). */
+  /** The keys of the text being added, and term id + 1 per key of `keySpace` (0: not yet). */
   private readonly termKeys = new TermKeys();
+  /** Keys for the terms of an analyser without `analyzeKeys`, made on first use. */
+  private stringKeys: StringTermKeys | undefined;
   private idOfKey = new Int32Array(0);
   private keySpace = 0;
   private readonly scoringScratch = new ScoringScratch();
@@ -541,17 +544,11 @@ export class BM25Index {
   private appendTermIds(text: string, batch: AnalysedBatch, doc: number): void {
     const analyzer = this.analyzer;
     const start = batch.starts[doc] as number;
-    if (analyzer.analyzeKeys === undefined) {
-      const terms = analyzer.analyze(text);
-      batch.ids = ensureCapacity(batch.ids, start + terms.length);
-      const ids = batch.ids;
-      for (let i = 0; i < terms.length; i++) ids[start + i] = this.termId(terms[i] as string);
-      batch.starts[doc + 1] = start + terms.length;
-      return;
-    }
-    // The analyser's keys are mapped to term ids by an array: no string is made or hashed per token.
+    // The analyser's keys (or, for an analyser with only `analyze`, keys given to its terms here)
+    // are mapped to term ids by an array: no string is made or hashed in a Map per token.
     const out = this.termKeys;
-    analyzer.analyzeKeys(text, out);
+    if (analyzer.analyzeKeys !== undefined) analyzer.analyzeKeys(text, out);
+    else (this.stringKeys ??= new StringTermKeys()).keysOf(analyzer.analyze(text), out);
     if (out.space !== this.keySpace) {
       this.idOfKey.fill(0);
       this.keySpace = out.space;

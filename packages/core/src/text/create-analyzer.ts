@@ -4,7 +4,7 @@ import { hasArabicBlock, normalizeArabic } from './arabic-normalizer.js';
 import { arabicLightStem } from './arabic-stemmer.js';
 import { porterStem } from './porter-stemmer.js';
 import { type StopWordListName, stopWordLists } from './stop-words/index.js';
-import { hashRange, packedHash, TermCache } from './term-cache.js';
+import { detach, hashRange, packedHash, TermCache } from './term-cache.js';
 import { NEEDS_CLEANING, NOT_PACKED, scanTokens, type TokenizerMode, TokenSpans } from './tokenizer.js';
 
 /** How to stem: `'auto'` picks by script (see `AnalyzerOptions.stemmer`); a function must be pure. */
@@ -233,15 +233,6 @@ class ZerdaAnalyzer implements Analyzer {
 
 const sharedSpans = new TokenSpans();
 let spansInUse = false;
-
-/**
- * A copy of `token` that does not share memory with the text it was sliced from: V8 keeps the
- * whole parent string alive behind a slice of 13 or more characters, and the cached terms
- * derived from tokens (often the token itself, which indexes keep) must not pin whole documents.
- */
-function detach(token: string): string {
-  return token.length < 13 ? token : ` ${token}`.slice(1);
-}
 
 function isAscii(text: string): boolean {
   for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) >= 0x80) return false;

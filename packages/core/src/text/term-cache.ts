@@ -1,3 +1,6 @@
+import { InvalidArgumentError } from '../errors/index.js';
+import type { TermKeys } from './analyzer.js';
+
 /**
  * A bounded cache from surface token to analysed term, looked up straight from a range of the
  * source text: a hit compares characters in place and allocates nothing, which is what makes
@@ -270,4 +273,56 @@ function packedHalves(text: string, start: number, end: number): { low: number; 
   halves.low = low;
   halves.high = high;
   return halves;
+}
+
+/**
+ * A copy of `token` that does not share memory with the text it was sliced from: V8 keeps the
+ * whole parent string alive behind a slice of 13 or more characters, and the cached terms
+ * derived from tokens (often the token itself, which indexes keep) must not pin whole documents.
+ */
+export function detach(token: string): string {
+  return token.length < 13 ? token : ` ${token}`.slice(1);
+}
+
+/** Bound on `StringTermKeys`' cache, as the analysers' (it starts over when full). */
+const STRING_KEYS_LIMIT = 200_000;
+
+/**
+ * Keys, as `Analyzer.analyzeKeys` hands them out, for the terms of an analyser that has only
+ * `analyze`: an index then maps a term it has seen to its id through an array, the term found in
+ * place in this cache (by two numbers when short and ASCII), where a Map would hash every token's
+ * new string again.
+ */
+export class StringTermKeys {
+  private readonly cache = new TermCache(STRING_KEYS_LIMIT);
+  private readonly termOfKey = (key: number): string => this.cache.term(key) as string;
+
+  /** Writes the keys of `terms` to `out`, as `analyzeKeys` would for the text they came from. */
+  keysOf(terms: readonly string[], out: TermKeys): void {
+    const cache = this.cache;
+    cache.startOverIfFull();
+    const count = terms.length;
+    let keys = out.keys;
+    if (keys.length < count) out.keys = keys = new Int32Array(Math.max(count, keys.length * 2));
+    for (let i = 0; i < count; i++) {
+      const term = terms[i];
+      if (typeof term !== 'string') {
+        throw new InvalidArgumentError({
+          argument: 'analyzer',
+          value: term,
+          message: `analyze() returned a term that is not a string, at position ${i}`,
+        });
+      }
+      const hash = hashRange(term, 0, term.length);
+      let found = cache.find(term, 0, term.length, hash);
+      if (found === 0) {
+        const kept = detach(term);
+        found = cache.set(kept, hash, kept);
+      }
+      keys[i] = found - 1;
+    }
+    out.count = count;
+    out.space = cache.space;
+    out.term = this.termOfKey;
+  }
 }
