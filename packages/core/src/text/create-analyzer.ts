@@ -159,11 +159,11 @@ class ZerdaAnalyzer implements Analyzer {
       let hashes = this.depth === 1 ? this.hashes : new Int32Array(count);
       if (hashes.length < count) this.hashes = hashes = new Int32Array(Math.max(count, hashes.length * 2));
       for (let t = 0; t < count; t++) {
-        const at = t * 4;
+        const at = t * 5;
         const endAndFlags = data[at + 1]!;
         hashes[t] =
           (endAndFlags & (NEEDS_CLEANING | NOT_PACKED)) === 0
-            ? packedHash(data[at + 2]!, data[at + 3]!)
+            ? packedHash(data[at + 2]!, data[at + 3]!, data[at + 4]!)
             : (endAndFlags & NEEDS_CLEANING) === 0
               ? hashRange(text, data[at]!, endAndFlags >>> 2)
               : 0;
@@ -171,12 +171,12 @@ class ZerdaAnalyzer implements Analyzer {
       this.sink ^= cache.prefetch(hashes, count);
       let written = 0;
       for (let t = 0; t < count; t++) {
-        const at = t * 4;
+        const at = t * 5;
         const endAndFlags = data[at + 1]!;
         let found: number;
         if ((endAndFlags & (NEEDS_CLEANING | NOT_PACKED)) === 0) {
-          // A short ASCII token (most tokens): its key is the two integers the scanner packed.
-          found = cache.findPacked(data[at + 2]!, data[at + 3]!, hashes[t]!);
+          // An ASCII token of up to 12 characters (most tokens): its key is what the scanner packed.
+          found = cache.findPacked(data[at + 2]!, data[at + 3]!, data[at + 4]!, hashes[t]!);
           if (found === 0) found = this.miss(text.slice(data[at]!, endAndFlags >>> 2), hashes[t]!);
         } else if ((endAndFlags & NEEDS_CLEANING) === 0) {
           const start = data[at]!;

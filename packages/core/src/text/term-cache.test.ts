@@ -55,10 +55,23 @@ describe('TermCache', () => {
     expect(cache.term(1)).toBeNull();
   });
 
-  it('keeps keys of 1 to 8 ASCII characters packed in their slot, and others in the pool', () => {
+  it('keeps keys of 1 to 12 ASCII characters packed in their slot, and others in the pool', () => {
     const cache = new TermCache(100);
-    const keys = ['a', 'abcdefgh', 'abcdefghi', 'é', 'ab\u0000', '\u0000ab', 'ab', 'AB', 'x-1.5', ''];
-    const packedKeys = new Set(['a', 'abcdefgh', 'ab', 'AB', 'x-1.5']);
+    const keys = [
+      'a',
+      'abcdefgh',
+      'abcdefghi',
+      'abcdefghijkl',
+      'abcdefghijklm',
+      'é',
+      'ab\u0000',
+      '\u0000ab',
+      'ab',
+      'AB',
+      'x-1.5',
+      '',
+    ];
+    const packedKeys = new Set(['a', 'abcdefgh', 'abcdefghi', 'abcdefghijkl', 'ab', 'AB', 'x-1.5']);
     keys.forEach((key, i) => {
       const hash = hashRange(key, 0, key.length);
       const packable = packedKeys.has(key);
@@ -72,33 +85,44 @@ describe('TermCache', () => {
     });
     expect(cache.get('abcdefg', 0, 7, hashRange('abcdefg', 0, 7))).toBeUndefined();
     expect(cache.get('bcdefghi', 0, 8, hashRange('bcdefghi', 0, 8))).toBeUndefined();
+    expect(cache.get('bcdefghijkl', 0, 11, hashRange('bcdefghijkl', 0, 11))).toBeUndefined();
+    expect(cache.get('bcdefghijklm', 0, 12, hashRange('bcdefghijklm', 0, 12))).toBeUndefined();
   });
 
-  it('finds a packed key from the halves the tokenizer packs, as from its text', () => {
-    const text = "short words and possessives: john's john thirteen characters";
+  it('finds a packed key from the words the tokenizer packs, as from its text', () => {
+    const text = "short words and possessives: john's john twelve-chars characters internationalisation";
     const spans = new TokenSpans();
     scanTokens(text, false, spans);
     const cache = new TermCache(100);
     for (let t = 0; t < spans.count; t++) {
       const token = spans.text(text, t, false);
-      const packed = spans.data[t * 4 + 1]!;
+      const packed = spans.data[t * 5 + 1]!;
       const hash = hashRange(token, 0, token.length);
       const entry = cache.get(token, 0, token.length, hash) ?? null;
       if (entry === null) cache.set(token, hash, token.toUpperCase());
       if ((packed & NOT_PACKED) === 0) {
-        const low = spans.data[t * 4 + 2]!;
-        const high = spans.data[t * 4 + 3]!;
-        expect(packedHash(low, high)).toBe(hash);
-        expect(cache.term(cache.findPacked(low, high, hash) - 1)).toBe(token.toUpperCase());
+        const [word0, word1, word2] = spans.data.subarray(t * 5 + 2, t * 5 + 5);
+        expect(packedHash(word0!, word1!, word2!)).toBe(hash);
+        expect(cache.term(cache.findPacked(word0!, word1!, word2!, hash) - 1)).toBe(token.toUpperCase());
       } else {
         // Too long, or a possessive removed ('john' of "john's", packed by its text instead).
-        expect(token.length > 8 || token === 'john').toBe(true);
+        expect(token.length > 12 || token === 'john').toBe(true);
       }
     }
     // "john's" and "john" are one key.
-    expect(cache.count).toBe(
-      new Set(['short', 'words', 'and', 'possessives', 'john', 'thirteen', 'characters']).size,
+    const distinct = ['short', 'words', 'and', 'possessives', 'john', 'twelve', 'chars', 'characters'];
+    expect(cache.count).toBe(distinct.length + 1);
+  });
+
+  it('keeps packed and pool keys findable as the table grows', () => {
+    const cache = new TermCache(10_000);
+    const keys = Array.from({ length: 6000 }, (_, i) =>
+      i % 3 === 0 ? `k${i}` : i % 3 === 1 ? `a-much-longer-key-${i}` : `clé${i}`,
     );
+    for (const key of keys) cache.set(key, hashRange(key, 0, key.length), key.toUpperCase());
+    for (const key of keys)
+      expect(cache.get(key, 0, key.length, hashRange(key, 0, key.length))).toBe(key.toUpperCase());
+    expect(cache.get('k1', 0, 2, hashRange('k1', 0, 2))).toBeUndefined();
   });
 
   it('prefetches slots of any kind without changing what is found', () => {

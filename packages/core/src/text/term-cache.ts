@@ -6,10 +6,10 @@ import type { TermKeys } from './analyzer.js';
  * source text: a hit compares characters in place and allocates nothing, which is what makes
  * analysis fast (most tokens of a text are words seen before).
  *
- * Open addressing with linear probing over a typed array of slots holding each key's hash, entry
- * number and the key: a key of 1 to 8 ASCII characters (most tokens) is packed into two integers
- * kept in its slot (see `isPackable`), so a hit reads one slot and compares two numbers; any other
- * key lies in a character pool, its slot saying where. With a large vocabulary the cost of
+ * Open addressing with linear probing over a typed array of slots holding each key's entry number
+ * and the key: a key of 1 to 12 ASCII characters (nearly every token) is packed into three
+ * integers kept in its slot (see `isPackable`), so a hit reads one slot and compares three
+ * numbers; any other key lies in a character pool, its slot holding its hash and where it lies. With a large vocabulary the cost of
  * analysis is memory latency: a rare word's slot, and its characters in the pool, are rarely in
  * cache, so a packed key saves a miss and a loop over characters (see also `prefetch`).
  * Growing or clearing the cache only allocates typed arrays, which are cheap (large pre-filled
@@ -21,9 +21,10 @@ import type { TermKeys } from './analyzer.js';
  */
 export class TermCache {
   /**
-   * Slot s: hash at [4s] (0 = empty); at [4s + 1] entry number + 1, negated for a dropped token;
-   * then for a packed key (its hash has `PACKED_KEY` set) its two halves, low at [4s + 2] and high
-   * at [4s + 3]; for any other key its offset in `chars` at [4s + 2] and its length at [4s + 3].
+   * Slot s: at [4s] entry number + 1, negated for a dropped token (0 = empty); then for a packed
+   * key its three words (see `isPackable`), each non-negative, at [4s + 1 .. 4s + 3]; for any
+   * other key its hash with the sign bit set (`POOL_KEY`) at [4s + 1], its offset in `chars` at
+   * [4s + 2] and its length at [4s + 3].
    */
   private table: Int32Array;
   /** The UTF-16 code units of the keys that are not packed, one after another in entry order. */
@@ -66,42 +67,42 @@ export class TermCache {
    */
   find(text: string, start: number, end: number, hash: number): number {
     if ((hash & PACKED_KEY) !== 0) {
-      const packed = packedHalves(text, start, end);
-      return this.findPacked(packed.low, packed.high, hash);
+      const words = packedWords(text, start, end);
+      return this.findPacked(words[0]!, words[1]!, words[2]!, hash);
     }
     const table = this.table;
     const mask = this.mask;
     const length = end - start;
+    const marked = hash | POOL_KEY;
     let slot = hash & mask;
     for (;;) {
       const at = slot * 4;
-      const stored = table[at];
-      if (stored === 0) return 0;
-      if (stored === hash && table[at + 3] === length) {
+      if (table[at] === 0) return 0;
+      if (table[at + 1] === marked && table[at + 3] === length) {
         // A loop the compiler inlines: cheaper than a call for words of a few characters.
         const chars = this.chars;
         const offset = table[at + 2]! - start;
         let i = start;
         while (i < end && text.charCodeAt(i) === chars[offset + i]) i++;
-        if (i === end) return table[at + 1]!;
+        if (i === end) return table[at]!;
       }
       slot = (slot + 1) & mask;
     }
   }
 
   /**
-   * As `find`, for a packable key given as its two halves (see `isPackable`) with its
-   * `packedHash`: the key is equal when both halves are, so no character is compared.
+   * As `find`, for a packable key given as its three words (see `isPackable`) with their
+   * `packedHash`: the key is equal when the words are, so no character is compared.
    */
-  findPacked(low: number, high: number, hash: number): number {
+  findPacked(word0: number, word1: number, word2: number, hash: number): number {
     const table = this.table;
     const mask = this.mask;
     let slot = hash & mask;
     for (;;) {
       const at = slot * 4;
-      const stored = table[at];
-      if (stored === 0) return 0;
-      if (stored === hash && table[at + 2] === low && table[at + 3] === high) return table[at + 1]!;
+      const found = table[at]!;
+      if (found === 0) return 0;
+      if (table[at + 1] === word0 && table[at + 2] === word1 && table[at + 3] === word2) return found;
       slot = (slot + 1) & mask;
     }
   }
@@ -122,7 +123,7 @@ export class TermCache {
       const hash = hashes[t]!;
       const at = (hash & mask) * 4;
       sink ^=
-        (hash & PACKED_KEY) === 0 ? chars[Math.min(table[at + 2]! >>> 0, chars.length - 1)]! : table[at]!;
+        (hash & PACKED_KEY) === 0 ? chars[Math.min(table[at + 2]! >>> 0, chars.length - 1)]! : table[at + 1]!;
     }
     return sink;
   }
@@ -144,8 +145,8 @@ export class TermCache {
     this.size++;
     const found = term === null ? -this.size : this.size;
     if ((hash & PACKED_KEY) !== 0) {
-      const packed = packedHalves(key, 0, key.length);
-      this.place(hash, found, packed.low, packed.high);
+      const words = packedWords(key, 0, key.length);
+      this.place(hash, found, words[0]!, words[1]!, words[2]!);
       return found;
     }
     const offset = this.charsUsed;
@@ -157,7 +158,7 @@ export class TermCache {
     const chars = this.chars;
     for (let i = 0; i < key.length; i++) chars[offset + i] = key.charCodeAt(i);
     this.charsUsed = offset + key.length;
-    this.place(hash, found, offset, key.length);
+    this.place(hash, found, hash | POOL_KEY, offset, key.length);
     return found;
   }
 
@@ -175,16 +176,16 @@ export class TermCache {
     return true;
   }
 
-  private place(hash: number, found: number, key0: number, key1: number): void {
+  private place(hash: number, found: number, key1: number, key2: number, key3: number): void {
     const table = this.table;
     const mask = this.mask;
     let slot = hash & mask;
     while (table[slot * 4] !== 0) slot = (slot + 1) & mask;
     const at = slot * 4;
-    table[at] = hash;
-    table[at + 1] = found;
-    table[at + 2] = key0;
-    table[at + 3] = key1;
+    table[at] = found;
+    table[at + 1] = key1;
+    table[at + 2] = key2;
+    table[at + 3] = key3;
   }
 
   private grow(capacity: number): void {
@@ -192,7 +193,14 @@ export class TermCache {
     this.table = new Int32Array(capacity * 4);
     this.mask = capacity - 1;
     for (let at = 0; at < old.length; at += 4) {
-      if (old[at] !== 0) this.place(old[at]!, old[at + 1]!, old[at + 2]!, old[at + 3]!);
+      const found = old[at]!;
+      if (found === 0) continue;
+      const key1 = old[at + 1]!;
+      const key2 = old[at + 2]!;
+      const key3 = old[at + 3]!;
+      // A pool key keeps its hash; a packed key's is made again from its words.
+      const hash = key1 < 0 ? key1 & HASH_BITS : packedHash(key1, key2, key3);
+      this.place(hash, found, key1, key2, key3);
     }
   }
 }
@@ -207,8 +215,8 @@ function nextSpace(): number {
 const FNV_OFFSET = 0x811c9dc5 | 0;
 const FNV_PRIME = 0x01000193;
 
-/** The longest key that is packed: 8 ASCII characters, a byte each, in two 32-bit halves. */
-export const PACKED_MAX_LENGTH = 8;
+/** The longest key that is packed: 12 ASCII characters, a byte each, in three 32-bit words. */
+export const PACKED_MAX_LENGTH = 12;
 /**
  * Set in the hash of a packed key and clear in every other hash, so that a packed key is never
  * compared with a key in the character pool. Hashes keep to 30 bits (small integers in V8
@@ -216,6 +224,8 @@ export const PACKED_MAX_LENGTH = 8;
  */
 export const PACKED_KEY = 0x20000000;
 const HASH_BITS = 0x1fffffff;
+/** Marks a pool key's slot: its hash with the sign bit set, which no packed word has. */
+const POOL_KEY = 1 << 31;
 
 /**
  * The cache hash of `text[start, end)`: `packedHash` of its halves for a short ASCII key, else
@@ -223,8 +233,8 @@ const HASH_BITS = 0x1fffffff;
  */
 export function hashRange(text: string, start: number, end: number): number {
   if (isPackable(text, start, end)) {
-    const packed = packedHalves(text, start, end);
-    return packedHash(packed.low, packed.high);
+    const words = packedWords(text, start, end);
+    return packedHash(words[0]!, words[1]!, words[2]!);
   }
   let hash = FNV_OFFSET;
   for (let i = start; i < end; i++) hash = Math.imul(hash ^ text.charCodeAt(i), FNV_PRIME);
@@ -235,21 +245,23 @@ export function hashRange(text: string, start: number, end: number): number {
 }
 
 /**
- * The hash of a packed key from its halves: mixed so the low bits (the slot) depend on every
+ * The hash of a packed key from its words: mixed so the low bits (the slot) depend on every
  * character, with `PACKED_KEY` set.
  */
-export function packedHash(low: number, high: number): number {
-  let hash = low ^ Math.imul(high, 0x9e3779b1);
+export function packedHash(word0: number, word1: number, word2: number): number {
+  let hash = word0 ^ Math.imul(word1, 0x9e3779b1) ^ Math.imul(word2, 0x7feb352d);
   hash = Math.imul(hash ^ (hash >>> 15), 0x85ebca6b);
   hash = Math.imul(hash ^ (hash >>> 13), 0xc2b2ae35);
   return ((hash ^ (hash >>> 16)) & HASH_BITS) | PACKED_KEY;
 }
 
 /**
- * Whether `text[start, end)` is packed: 1 to 8 characters, each from 1 to 127. A key's characters
- * are shifted in a byte at a time, the last one lowest, so the halves are the key's bytes behind
- * leading zeros; since no character is 0, those zeros tell the length and equal halves mean equal
- * keys. The tokenizer packs tokens this way as it reads them (see `TokenSpans`).
+ * Whether `text[start, end)` is packed: 1 to 12 characters, each from 1 to 127. A key's characters
+ * are shifted in a byte at a time, the last one lowest, through three 32-bit words (word0 holds
+ * the last four characters), so the words are the key's bytes behind leading zeros; since no
+ * character is 0, those zeros tell the length and equal words mean equal keys. No byte reaches
+ * 0x80, so no word is negative, which tells a packed key's slot from a pool key's. The tokenizer
+ * packs tokens this way as it reads them (see `TokenSpans`).
  */
 function isPackable(text: string, start: number, end: number): boolean {
   if (end - start < 1 || end - start > PACKED_MAX_LENGTH) return false;
@@ -260,19 +272,22 @@ function isPackable(text: string, start: number, end: number): boolean {
   return true;
 }
 
-const halves = { low: 0, high: 0 };
+const scratchWords = new Int32Array(3);
 
-/** The two halves of a packable `text[start, end)`, in one shared object (read them at once). */
-function packedHalves(text: string, start: number, end: number): { low: number; high: number } {
-  let low = 0;
-  let high = 0;
+/** The three words of a packable `text[start, end)`, in one shared array (read them at once). */
+function packedWords(text: string, start: number, end: number): Int32Array {
+  let word0 = 0;
+  let word1 = 0;
+  let word2 = 0;
   for (let i = start; i < end; i++) {
-    high = (high << 8) | (low >>> 24);
-    low = (low << 8) | text.charCodeAt(i);
+    word2 = (word2 << 8) | (word1 >>> 24);
+    word1 = (word1 << 8) | (word0 >>> 24);
+    word0 = (word0 << 8) | text.charCodeAt(i);
   }
-  halves.low = low;
-  halves.high = high;
-  return halves;
+  scratchWords[0] = word0;
+  scratchWords[1] = word1;
+  scratchWords[2] = word2;
+  return scratchWords;
 }
 
 /**

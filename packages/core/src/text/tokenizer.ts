@@ -65,7 +65,7 @@ export function tokenize(text: string, options?: TokenizerOptions): string[] {
 
 /**
  * Where the tokens of a text lie, in a reusable typed array: per token its start, its end with
- * two flags, and its characters packed into two integers during the scan (a short ASCII token's
+ * two flags, and its characters packed into three integers during the scan (an ASCII token's
  * cache key, see `packedHash`). The analyser looks tokens up in its cache straight from these, so
  * a token seen before costs no allocation and, when short, no comparison of characters.
  */
@@ -73,30 +73,32 @@ export class TokenSpans {
   /** Number of tokens. */
   count = 0;
   /**
-   * Token t: start at [4t]; end * 4 + flags at [4t + 1] (NEEDS_CLEANING, NOT_PACKED); the low and
-   * high halves of its packed characters at [4t + 2] and [4t + 3], valid unless NOT_PACKED is set.
+   * Token t: start at [5t]; end * 4 + flags at [5t + 1] (NEEDS_CLEANING, NOT_PACKED); the three
+   * words of its packed characters (see `TermCache`) at [5t + 2 .. 5t + 4], valid unless
+   * NOT_PACKED is set.
    */
-  data = new Int32Array(4 * 512);
+  data = new Int32Array(5 * 512);
 
-  push(start: number, end: number, flags: number, low: number, high: number): void {
+  push(start: number, end: number, flags: number, word0: number, word1: number, word2: number): void {
     let data = this.data;
-    const at = this.count * 4;
-    if (at + 4 > data.length) {
+    const at = this.count * 5;
+    if (at + 5 > data.length) {
       const grown = new Int32Array(data.length * 2);
       grown.set(data);
       this.data = data = grown;
     }
     data[at] = start;
     data[at + 1] = (end << 2) | flags;
-    data[at + 2] = low;
-    data[at + 3] = high;
+    data[at + 2] = word0;
+    data[at + 3] = word1;
+    data[at + 4] = word2;
     this.count++;
   }
 
   /** The text of token t: format characters dropped and, in Zerda mode, apostrophes and hyphens unified. */
   text(text: string, t: number, lucene: boolean): string {
-    const start = this.data[t * 4]!;
-    const packed = this.data[t * 4 + 1]!;
+    const start = this.data[t * 5]!;
+    const packed = this.data[t * 5 + 1]!;
     const end = packed >>> 2;
     return packed & NEEDS_CLEANING ? cleanToken(text, start, end, lucene) : text.slice(start, end);
   }
@@ -105,7 +107,7 @@ export class TokenSpans {
 /** Span flag: the token text is not the plain source range (format characters, apostrophe forms). */
 export const NEEDS_CLEANING = 1;
 /**
- * Span flag: the packed characters are not the token's (longer than 8 characters, non-ASCII, a
+ * Span flag: the packed characters are not the token's (longer than 12 characters, non-ASCII, a
  * joined hyphen, a possessive removed); its cache key is found from its text instead.
  */
 export const NOT_PACKED = 2;
@@ -128,7 +130,7 @@ export function scanTokens(text: string, lucene: boolean, out: TokenSpans): void
     if (cls !== LETTER && cls !== DIGIT) {
       if (cls === IDEOGRAPH) {
         const width = charWidth(code);
-        out.push(i, i + width, NOT_PACKED, 0, 0);
+        out.push(i, i + width, NOT_PACKED, 0, 0, 0);
         i += width;
       } else if (cls === KATAKANA) {
         i = scanKatakana(text, i, out);
@@ -142,9 +144,11 @@ export function scanTokens(text: string, lucene: boolean, out: TokenSpans): void
     let last = cls; // class of the last letter or digit, for the joiner rules
     let hasLetter = cls === LETTER;
     let flags = 0; // NEEDS_CLEANING, NOT_PACKED
-    // The ASCII token's characters so far, a byte each, shifted in from the low end: the last 8.
-    let low = code;
-    let high = 0;
+    // The ASCII token's characters so far, a byte each, shifted in at the low end of word0 and on
+    // through word1 to word2: the last 12.
+    let word0 = code;
+    let word1 = 0;
+    let word2 = 0;
     let end = -1; // set when the token ends before `i` (a digit's possessive 's is skipped)
     if (code < 0x80) i++;
     else {
@@ -158,15 +162,17 @@ export function scanTokens(text: string, lucene: boolean, out: TokenSpans): void
         if (cls === LETTER) {
           last = LETTER;
           hasLetter = true;
-          high = (high << 8) | (low >>> 24);
-          low = (low << 8) | code;
+          word2 = (word2 << 8) | (word1 >>> 24);
+          word1 = (word1 << 8) | (word0 >>> 24);
+          word0 = (word0 << 8) | code;
           i++;
           continue;
         }
         if (cls === DIGIT) {
           last = DIGIT;
-          high = (high << 8) | (low >>> 24);
-          low = (low << 8) | code;
+          word2 = (word2 << 8) | (word1 >>> 24);
+          word1 = (word1 << 8) | (word0 >>> 24);
+          word0 = (word0 << 8) | code;
           i++;
           continue;
         }
@@ -218,8 +224,9 @@ export function scanTokens(text: string, lucene: boolean, out: TokenSpans): void
       if (cls === APOSTROPHE) {
         if (next === last && (next === LETTER || next === DIGIT)) {
           if (code !== 0x27) flags |= lucene ? NOT_PACKED : NEEDS_CLEANING;
-          high = (high << 8) | (low >>> 24);
-          low = (low << 8) | code;
+          word2 = (word2 << 8) | (word1 >>> 24);
+          word1 = (word1 << 8) | (word0 >>> 24);
+          word0 = (word0 << 8) | code;
           i++;
           continue;
         }
@@ -238,8 +245,9 @@ export function scanTokens(text: string, lucene: boolean, out: TokenSpans): void
       else joins = lucene && next === LETTER && last === LETTER; // COLON
       if (!joins) break;
       if (code >= 0x80) flags |= NEEDS_CLEANING | NOT_PACKED;
-      high = (high << 8) | (low >>> 24);
-      low = (low << 8) | code;
+      word2 = (word2 << 8) | (word1 >>> 24);
+      word1 = (word1 << 8) | (word0 >>> 24);
+      word0 = (word0 << 8) | code;
       i++;
     }
     if (end < 0) {
@@ -247,7 +255,7 @@ export function scanTokens(text: string, lucene: boolean, out: TokenSpans): void
       if (end !== i) flags |= NOT_PACKED;
     }
     if (end - start > PACKED_MAX_LENGTH) flags |= NOT_PACKED;
-    out.push(start, end, flags, low, high);
+    out.push(start, end, flags, word0, word1, word2);
   }
 }
 
@@ -307,6 +315,6 @@ function scanKatakana(text: string, start: number, out: TokenSpans): number {
     } else if (cls === CONNECTOR && i + 1 < n && classAt(text, i + 1) === KATAKANA) i++;
     else break;
   }
-  out.push(start, i, flags, 0, 0);
+  out.push(start, i, flags, 0, 0, 0);
   return i;
 }
