@@ -9,9 +9,10 @@ import type { TermKeys } from './analyzer.js';
  * Open addressing with linear probing over a typed array of slots holding each key's entry number
  * and the key: a key of 1 to 12 ASCII characters (nearly every token) is packed into three
  * integers kept in its slot (see `isPackable`), so a hit reads one slot and compares three
- * numbers; any other key lies in a character pool, its slot holding its hash and where it lies. With a large vocabulary the cost of
- * analysis is memory latency: a rare word's slot, and its characters in the pool, are rarely in
- * cache, so a packed key saves a miss and a loop over characters (see also `prefetch`).
+ * numbers; any other key lies in a character pool, its slot holding its hash and where it lies.
+ * With a large vocabulary the cost of analysis is memory latency: a rare word's slot, and its
+ * characters in the pool, are rarely in cache, so a packed key saves a miss and a loop over
+ * characters (see also `prefetch`).
  * Growing or clearing the cache only allocates typed arrays, which are cheap (large pre-filled
  * JS arrays are not). Entries are numbered from 0 in insertion order; the numbers serve as term
  * keys (see `Analyzer.analyzeKeys`) until the cache starts over, which `startOverIfFull` does
