@@ -547,8 +547,12 @@ export class BM25Index {
     // The analyser's keys (or, for an analyser with only `analyze`, keys given to its terms here)
     // are mapped to term ids by an array: no string is made or hashed in a Map per token.
     const out = this.termKeys;
-    if (analyzer.analyzeKeys !== undefined) analyzer.analyzeKeys(text, out);
-    else (this.stringKeys ??= new StringTermKeys()).keysOf(analyzer.analyze(text), out);
+    if (analyzer.analyzeKeys !== undefined) {
+      analyzer.analyzeKeys(text, out);
+    } else {
+      this.stringKeys ??= new StringTermKeys();
+      this.stringKeys.keysOf(analyzer.analyze(text), out);
+    }
     if (out.space !== this.keySpace) {
       this.idOfKey.fill(0);
       this.keySpace = out.space;
