@@ -78,6 +78,20 @@ function encodeStrings(
   return { lengths, bytes: new TextEncoder().encode(joined) };
 }
 
+/** Appends a chunk's docId and metadata (as JSON) to `strings` where present; returns their flags. */
+function pushOptionalStrings(chunk: Chunk, strings: string[]): number {
+  let flag = 0;
+  if (chunk.docId !== undefined) {
+    strings.push(chunk.docId);
+    flag |= HAS_DOC_ID;
+  }
+  if (chunk.metadata !== undefined) {
+    strings.push(JSON.stringify(chunk.metadata));
+    flag |= HAS_METADATA;
+  }
+  return flag;
+}
+
 /** The chunks as a table of `version` 2 or 1, kept for the tests of snapshots older versions wrote. */
 export function encodeChunkTable(chunks: readonly Chunk[], version: 1 | 2): Uint8Array {
   const withIds = version === CHUNK_TABLE_VERSION_WITH_IDS;
@@ -88,16 +102,7 @@ export function encodeChunkTable(chunks: readonly Chunk[], version: 1 | 2): Uint
     const chunk = chunks[i] as Chunk;
     if (withIds) strings.push(chunk.id);
     strings.push(chunk.text);
-    let flag = 0;
-    if (chunk.docId !== undefined) {
-      strings.push(chunk.docId);
-      flag |= HAS_DOC_ID;
-    }
-    if (chunk.metadata !== undefined) {
-      strings.push(JSON.stringify(chunk.metadata));
-      flag |= HAS_METADATA;
-    }
-    flags[i] = flag;
+    flags[i] = pushOptionalStrings(chunk, strings);
   }
   const { lengths, bytes: text } = encodeStrings(strings, flags);
   const header = headerBytes(version);
@@ -147,15 +152,7 @@ export function encodeChunks(chunks: readonly Chunk[]): { table: Uint8Array; tex
       plain[i] = text;
       estimate += text.length + (text.length >> 3);
     }
-    if (chunk.docId !== undefined) {
-      strings.push(chunk.docId);
-      flag |= HAS_DOC_ID;
-    }
-    if (chunk.metadata !== undefined) {
-      strings.push(JSON.stringify(chunk.metadata));
-      flag |= HAS_METADATA;
-    }
-    flags[i] = flag;
+    flags[i] = flag | pushOptionalStrings(chunk, strings);
   }
   const { lengths, bytes: stringBytes } = encodeStrings(strings, flags);
   const encoder = new TextEncoder();
