@@ -11,6 +11,7 @@ import {
   type ScoredChunk,
   VectorRetriever,
 } from '@zerda/core';
+import { nodeScanThreads } from '@zerda/core/node';
 import { SyntheticCorpus } from '../corpus/synthetic.js';
 import { collectGarbage, formatBytes, measureBuild, percentile, runQueries } from '../lib/measure.js';
 import type { BenchRow, BenchSuite, BenchSuiteOptions } from '../report.js';
@@ -21,10 +22,12 @@ import type { BenchRow, BenchSuite, BenchSuiteOptions } from '../report.js';
  * run concurrently with 2k candidates each, and their rankings are fused. Documents come from the
  * synthetic Zipf corpus, embedded by the same hash embedder, so the vectors have real
  * neighbourhoods (shared words). Extra rows: the default fusion with query vectors computed
- * beforehand (no embedding in the timed query), and with an exact float32 store (quantization
- * 'none', the default before), with the vector branch's recall@10 against that exact store.
- * Every row reports the CPU time of its median query (`quality.cpuP50Ms`), which waits for a
- * core on a busy machine do not inflate.
+ * beforehand (no embedding in the timed query), the default store with its scans split over two
+ * threads (`nodeScanThreads(2)`, with and without query embedding), and an exact float32 store
+ * (quantization 'none', the default before), with the vector branch's recall@10 against that
+ * exact store. Every row reports the CPU time of its median query (`quality.cpuP50Ms`), which
+ * waits for a core on a busy machine do not inflate; it is the process's, so a split scan's
+ * counts both threads.
  */
 
 const DIMENSION = 384;
@@ -73,6 +76,11 @@ async function runSize(
     ? undefined
     : new InMemoryVectorStore({ dimension: DIMENSION, metric: 'cosine', quantization: 'none' });
   await exactStore?.add(documents, { embeddings });
+  // The default store with its scans split over two threads (not part of the build figures).
+  const threadedStore = options.skip.includes('hybrid 2 threads')
+    ? undefined
+    : new InMemoryVectorStore({ dimension: DIMENSION, metric: 'cosine', threads: nodeScanThreads(2) });
+  await threadedStore?.add(documents, { embeddings });
   embeddings.length = 0;
   const queryVectors = new Map<string, Float32Array>();
   for (const query of queries) queryVectors.set(query, await embedder.embedQuery(query));
@@ -101,6 +109,24 @@ async function runSize(
       queryEmbedder: () => precomputed,
       what: 'query vectors computed beforehand + BM25 and vector (int8 scan + float32 re-scoring) branches',
     },
+    ...(threadedStore === undefined
+      ? []
+      : [
+          {
+            name: 'hybrid weighted+rrf 2 threads',
+            fusion: 'weighted+rrf' as const,
+            vectorStore: threadedStore,
+            queryEmbedder: hashEmbedded,
+            what: `query embedding (hash, ${DIMENSION} dims) + BM25 and vector (int8 scan split over 2 threads + float32 re-scoring) branches`,
+          },
+          {
+            name: 'hybrid weighted+rrf precomputed 2 threads',
+            fusion: 'weighted+rrf' as const,
+            vectorStore: threadedStore,
+            queryEmbedder: () => precomputed,
+            what: 'query vectors computed beforehand + BM25 and vector (int8 scan split over 2 threads + float32 re-scoring) branches',
+          },
+        ]),
     ...(exactStore === undefined
       ? []
       : [
@@ -157,6 +183,7 @@ async function runSize(
     const vector = new VectorRetriever({ store, embedder });
     rows.push(...(await fusionRows(size, queries, keyword, vector, wholeQueryP50, options)));
   }
+  await threadedStore?.close();
   return rows;
 }
 

@@ -1,4 +1,5 @@
 import { type Chunk, InMemoryVectorStore, type InMemoryVectorStoreSettings } from '@zerda/core';
+import { nodeScanThreads } from '@zerda/core/node';
 import usearch from 'usearch';
 import { formatBytes, meanOverlap, percentile } from '../lib/measure.js';
 import {
@@ -41,6 +42,8 @@ interface BuiltSystem {
   search(query: Float32Array): string[] | Promise<string[]>;
   /** Bytes per vector the system itself reports (Zerda's stores). */
   bytesPerVector?: number;
+  /** Bytes in a shared WebAssembly memory, which `process.memoryUsage()` does not count. */
+  sharedBytes?: number;
 }
 
 interface VectorSystem {
@@ -63,6 +66,9 @@ function zerda(settings: InMemoryVectorStoreSettings): VectorSystem['build'] {
         return hits.map((hit) => hit.chunk.id);
       },
       bytesPerVector: store.stats().bytesPerVector,
+      // A threaded store's scan memory is shared; its norms (8 bytes a row) are a plain array,
+      // already counted.
+      sharedBytes: settings.threads === undefined ? 0 : store.stats().vectorBytes - 8 * ids.length,
     };
   };
 }
@@ -145,6 +151,22 @@ const systems: VectorSystem[] = [
     build: zerda({ kernel: 'wasm', quantization: 'int8-only' }),
   },
   {
+    name: 'zerda exact 2t',
+    notes:
+      "as 'zerda exact', each scan split over 2 threads (the caller's and one worker: nodeScanThreads(2))",
+    build: zerda({ kernel: 'wasm', quantization: 'none', threads: nodeScanThreads(2) }),
+  },
+  {
+    name: 'zerda int8+rescore 2t',
+    notes: "as 'zerda int8+rescore', the int8 scan split over 2 threads (nodeScanThreads(2))",
+    build: zerda({ kernel: 'wasm', quantization: 'int8', threads: nodeScanThreads(2) }),
+  },
+  {
+    name: 'zerda int8-only 2t',
+    notes: "as 'zerda int8-only', the int8 scan split over 2 threads (nodeScanThreads(2))",
+    build: zerda({ kernel: 'wasm', quantization: 'int8-only', threads: nodeScanThreads(2) }),
+  },
+  {
     name: 'zerda exact js',
     notes:
       'InMemoryVectorStore with the plain JavaScript fallback kernels (runtimes without WebAssembly SIMD)',
@@ -189,7 +211,7 @@ const systems: VectorSystem[] = [
   },
   {
     name: 'usearch exact 1t',
-    notes: 'usearch exactSearch as above on one thread (like Zerda, which scans on one)',
+    notes: "usearch exactSearch as above on one thread (like Zerda's rows without '2t')",
     build: usearchExact(1),
   },
 ];
@@ -229,7 +251,7 @@ async function run({ sizes, queries: queryCount, skip, log }: BenchSuiteOptions)
       const buildStarted = performance.now();
       const built = await system.build(data);
       const buildMs = performance.now() - buildStarted;
-      const memoryBytes = Math.max(0, (await settledBytes()) - before);
+      const memoryBytes = Math.max(0, (await settledBytes()) - before) + (built.sharedBytes ?? 0);
       contenders.push({ system, built, buildMs, memoryBytes, latencies: [], cpuLatencies: [], results: [] });
       log(
         `vector: ${system.name} @ ${size}: built in ${Math.round(buildMs)} ms, ${formatBytes(memoryBytes)}`,

@@ -25,6 +25,7 @@ import {
   type VectorIndexSetting,
 } from './ivf-index.js';
 import { type KernelPreference, resolveKernelKind } from './kernels/kernels.js';
+import { checkScanThreadHost, type ScanThreadHost, type ScanThreadsState } from './kernels/scan-threads.js';
 import { selectTopK } from './top-k.js';
 import { VectorArena } from './vector-arena.js';
 import type { Deletable, Listable, VectorSearchOptions, VectorSearchResult } from './vector-database.js';
@@ -101,6 +102,15 @@ export interface InMemoryVectorStoreSettings {
    * the store has grown to 4 times the rows it was trained on. Filters stay exact.
    */
   index?: VectorIndexSetting;
+  /**
+   * Worker threads to split each full scan over, for a shorter search on a machine with idle
+   * cores: `nodeScanThreads()` from `@zerda/core/node` (or another `ScanThreadHost`). Results
+   * are the same as on one thread. Needs the WebAssembly kernels; the store's memory is then a
+   * SharedArrayBuffer. The caller's thread waits for the workers, so use it where blocking is
+   * allowed (Node, or a browser worker). `close()` stops the workers; `stats().threads` says how
+   * many threads scan, and why the workers were given up if they failed.
+   */
+  threads?: ScanThreadHost;
 }
 
 /** Per-search options of the in-memory store, beside the common ones. */
@@ -128,6 +138,8 @@ export interface InMemoryVectorStoreStats {
   vectorBytes: number;
   /** Bytes per vector: float32 row (when kept), codes and scale (when quantised), norm, scan scratch. */
   bytesPerVector: number | undefined;
+  /** Threads a full scan is split over (1 without `threads`), and why the workers were given up if they failed. */
+  threads: ScanThreadsState;
   /** The search index: 'exact', or IVF with its lists and probes (`trainedRows` 0 before training). */
   index:
     | { type: 'exact' }
@@ -167,6 +179,7 @@ class InMemoryDriver implements VectorDriver<FilterInput> {
   readonly metric: DistanceMetric;
   readonly quantization: VectorQuantization;
   readonly kernel: 'wasm' | 'js';
+  private readonly threads: ScanThreadHost | undefined;
   private readonly rescoreFactor: number;
   private readonly rescoreMinimum: number;
   private arena: VectorArena | undefined;
@@ -221,6 +234,16 @@ class InMemoryDriver implements VectorDriver<FilterInput> {
     this.rescoreFactor = factor;
     this.rescoreMinimum = minimum;
     this.kernel = resolveKernelKind(kernel);
+    if (settings.threads !== undefined) {
+      checkScanThreadHost(settings.threads, 'threads');
+      if (this.kernel !== 'wasm') {
+        throw new InvalidArgumentError({
+          argument: 'threads',
+          message: "scan threads need the WebAssembly kernels, and this store's are 'js'",
+        });
+      }
+    }
+    this.threads = settings.threads;
     this.indexSetting = resolveIndexSetting(settings.index);
     this.capabilities = Object.freeze({ metric, persistent: false, scoreConversion: 'similarity' });
   }
@@ -452,8 +475,18 @@ class InMemoryDriver implements VectorDriver<FilterInput> {
       quantized: this.quantization !== 'none',
       keepFloat32: this.quantization !== 'int8-only',
       kernel: this.kernel,
+      threads: this.threads,
     });
     return this.arena;
+  }
+
+  get threadsState(): ScanThreadsState {
+    return this.arena?.threads ?? { threads: this.threads?.threads ?? 1, workerParts: 0 };
+  }
+
+  /** Stops the scan workers; the store goes on working, scanning on the caller's thread. */
+  async close(): Promise<void> {
+    this.arena?.close();
   }
 
   /** The filter as a predicate on slots, or undefined when it matches everything (`{}`). */
@@ -659,6 +692,7 @@ export class InMemoryVectorStore extends VectorStore<FilterInput> implements Del
       kernel: this.#driver.kernel,
       vectorBytes: this.#driver.vectorBytes,
       bytesPerVector: this.#driver.bytesPerVector,
+      threads: this.#driver.threadsState,
       index: this.#driver.indexStats,
     };
   }

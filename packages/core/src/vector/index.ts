@@ -22,6 +22,12 @@ export {
 } from './in-memory-vector-store.js';
 export type { IvfIndexSettings, VectorIndexSetting } from './ivf-index.js';
 export { type KernelPreference, wasmSimdSupported } from './kernels/kernels.js';
+export type {
+  ScanThreadHost,
+  ScanThreadsState,
+  ScanWorkerData,
+  ScanWorkerHandle,
+} from './kernels/scan-threads.js';
 export { selectTopK, type TopK } from './top-k.js';
 export type {
   AddOptions,

@@ -1,6 +1,7 @@
 import { ZerdaError } from '../errors/index.js';
 import { ARENA_IMAGE_HEADER_BYTES } from './arena-image.js';
 import { createScanKernels, LinearMemory, type ScanKernels } from './kernels/kernels.js';
+import type { ScanThreadHost, ScanThreads, ScanThreadsState } from './kernels/scan-threads.js';
 
 /** Byte offsets of the regions of the arena's memory, for a given capacity (in rows). */
 interface Layout {
@@ -45,6 +46,12 @@ export interface ArenaRegions {
 
 const INITIAL_CAPACITY = 64;
 
+// An arena dropped without `close` still stops its scan workers.
+const workersOfDroppedArenas =
+  typeof FinalizationRegistry === 'function'
+    ? new FinalizationRegistry<ScanThreads>((threads) => threads.close())
+    : undefined;
+
 /**
  * Vectors of one dimension in one contiguous linear memory (a WebAssembly memory where the SIMD
  * kernels run), one row per integer slot, plus what the scans need: int8 codes and their scales
@@ -80,15 +87,37 @@ export class VectorArena {
     quantized,
     keepFloat32 = true,
     kernel,
-  }: { dimension: number; quantized: boolean; keepFloat32?: boolean; kernel: 'wasm' | 'js' }) {
+    threads,
+  }: {
+    dimension: number;
+    quantized: boolean;
+    keepFloat32?: boolean;
+    kernel: 'wasm' | 'js';
+    /** Worker threads to split full scans over (WebAssembly kernels only; the memory is then shared). */
+    threads?: ScanThreadHost;
+  }) {
     this.dimension = dimension;
     this.stride = Math.ceil(dimension / 4) * 4;
     this.codeStride = quantized ? Math.ceil(dimension / 16) * 16 : 0;
     // Codes only make sense with codes; an unquantised arena always keeps its float32 rows.
     this.keepsFloat32 = keepFloat32 || !quantized;
     this.layout = this.computeLayout(0);
-    this.memory = new LinearMemory(kernel, this.layout.end);
-    this.kernels = createScanKernels(this.memory);
+    this.memory = new LinearMemory(kernel, this.layout.end, threads !== undefined);
+    this.kernels = createScanKernels(this.memory, threads);
+    if (this.kernels.threads !== undefined)
+      workersOfDroppedArenas?.register(this, this.kernels.threads, this);
+  }
+
+  /** Threads the full scans are split over (1 without a host), and why the workers were given up, if they were. */
+  get threads(): ScanThreadsState {
+    return this.kernels.threads?.state ?? { threads: 1, workerParts: 0 };
+  }
+
+  /** Stops the scan workers, if any; scans go on on the caller's thread. */
+  close(): void {
+    if (this.kernels.threads === undefined) return;
+    workersOfDroppedArenas?.unregister(this);
+    this.kernels.threads.close();
   }
 
   get quantized(): boolean {

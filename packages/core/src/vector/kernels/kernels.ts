@@ -1,6 +1,6 @@
 import { InvalidArgumentError } from '../../errors/index.js';
-import { dotF32Wasm } from './generated/dot-f32.js';
-import { dotI8Wasm } from './generated/dot-i8.js';
+import { dotF32SharedWasm, dotF32Wasm } from './generated/dot-f32.js';
+import { dotI8SharedWasm, dotI8Wasm } from './generated/dot-i8.js';
 import {
   createViews,
   dotF32AllJs,
@@ -9,7 +9,14 @@ import {
   dotI8ListJs,
   type MemoryViews,
 } from './js-kernels.js';
-import { decodeBase64, WASM_PAGE_BYTES, type WasmMemory, webAssembly } from './webassembly.js';
+import { type ScanThreadHost, ScanThreads } from './scan-threads.js';
+import {
+  decodeBase64,
+  WASM_MAX_PAGES,
+  WASM_PAGE_BYTES,
+  type WasmMemory,
+  webAssembly,
+} from './webassembly.js';
 
 /** Which implementation scans: WebAssembly SIMD, plain JavaScript, or the best available. */
 export type KernelPreference = 'auto' | 'wasm' | 'js';
@@ -45,21 +52,29 @@ export interface ScanKernels {
     scales: number,
     out: number,
   ): void;
+  /** The threads full scans are split over, when the memory is shared and a host was given. */
+  readonly threads?: ScanThreads;
 }
 
 /**
  * A linear memory that grows and keeps its contents: a WebAssembly memory when the kernels are
  * WebAssembly (so vectors are scanned where they are stored, never copied per query), a plain
- * ArrayBuffer otherwise. The buffer changes on growth, so views must be taken again.
+ * ArrayBuffer otherwise. The buffer changes on growth, so views must be taken again. A shared
+ * memory (for scans split over threads) is a SharedArrayBuffer of at most 4 GiB.
  */
 export class LinearMemory {
   readonly wasm: WasmMemory | undefined;
+  readonly shared: boolean;
   private plain: ArrayBuffer | undefined;
 
-  constructor(kind: 'wasm' | 'js', bytes = WASM_PAGE_BYTES) {
+  constructor(kind: 'wasm' | 'js', bytes = WASM_PAGE_BYTES, shared = false) {
+    this.shared = shared && kind === 'wasm';
     if (kind === 'wasm') {
       if (webAssembly === undefined) throw new Error('WebAssembly is not available');
-      this.wasm = new webAssembly.Memory({ initial: Math.max(1, Math.ceil(bytes / WASM_PAGE_BYTES)) });
+      const initial = Math.max(1, Math.ceil(bytes / WASM_PAGE_BYTES));
+      this.wasm = new webAssembly.Memory(
+        this.shared ? { initial, maximum: WASM_MAX_PAGES, shared: true } : { initial },
+      );
     } else {
       this.plain = new ArrayBuffer(bytes);
     }
@@ -87,11 +102,17 @@ export class LinearMemory {
   }
 }
 
-let wasmBytes: { f32: Uint8Array; i8: Uint8Array } | undefined;
-let wasmModules: { f32: object; i8: object } | undefined;
+interface KernelModules<T> {
+  f32: T;
+  i8: T;
+}
+
+let wasmBytes: KernelModules<Uint8Array> | undefined;
+let wasmModules: KernelModules<object> | undefined;
+let sharedModules: KernelModules<object> | undefined;
 let simdSupport: boolean | undefined;
 
-function kernelBytes(): { f32: Uint8Array; i8: Uint8Array } {
+function kernelBytes(): KernelModules<Uint8Array> {
   wasmBytes ??= { f32: decodeBase64(dotF32Wasm), i8: decodeBase64(dotI8Wasm) };
   return wasmBytes;
 }
@@ -127,28 +148,62 @@ export function resolveKernelKind(preference: KernelPreference = 'auto'): 'wasm'
   return 'js';
 }
 
-/** The kernels for a memory: WebAssembly instances over it when it is a WebAssembly memory. */
-export function createScanKernels(memory: LinearMemory): ScanKernels {
-  return memory.wasm === undefined ? createJsKernels(memory) : createWasmKernels(memory.wasm);
+/**
+ * The kernels for a memory: WebAssembly instances over it when it is a WebAssembly memory. Over a
+ * shared memory with a thread host, full scans are split across the host's threads.
+ */
+export function createScanKernels(memory: LinearMemory, host?: ScanThreadHost): ScanKernels {
+  if (memory.wasm === undefined) return createJsKernels(memory);
+  return createWasmKernels(memory.wasm, memory.shared, host);
 }
 
 type Kernel = (...args: number[]) => void;
 
-function createWasmKernels(memory: WasmMemory): ScanKernels {
+/** The kernel modules, over a plain or a shared memory. */
+function kernelModules(shared: boolean): KernelModules<object> {
   if (webAssembly === undefined) throw new Error('WebAssembly is not available');
   const api = webAssembly;
   // Compiled once per process (the modules are tiny, so synchronous compilation is allowed
   // everywhere); instantiated once per memory.
+  if (shared) {
+    sharedModules ??= {
+      f32: new api.Module(decodeBase64(dotF32SharedWasm)),
+      i8: new api.Module(decodeBase64(dotI8SharedWasm)),
+    };
+    return sharedModules;
+  }
   wasmModules ??= { f32: new api.Module(kernelBytes().f32), i8: new api.Module(kernelBytes().i8) };
+  return wasmModules;
+}
+
+function createWasmKernels(
+  memory: WasmMemory,
+  shared: boolean,
+  host: ScanThreadHost | undefined,
+): ScanKernels {
+  const api = webAssembly!;
+  const modules = kernelModules(shared);
   const imports = { env: { memory } };
-  const f32 = new api.Instance(wasmModules.f32, imports).exports;
-  const i8 = new api.Instance(wasmModules.i8, imports).exports;
-  return {
-    kind: 'wasm',
-    dotF32All: f32.dot_f32_all as Kernel,
+  const f32 = new api.Instance(modules.f32, imports).exports;
+  const i8 = new api.Instance(modules.i8, imports).exports;
+  const dotF32All = f32.dot_f32_all as Kernel;
+  const dotI8All = i8.dot_i8_all as Kernel;
+  const kernels = {
+    kind: 'wasm' as const,
+    dotF32All,
     dotF32List: f32.dot_f32_list as Kernel,
-    dotI8All: i8.dot_i8_all as Kernel,
+    dotI8All,
     dotI8List: i8.dot_i8_list as Kernel,
+  };
+  if (!shared || host === undefined) return kernels;
+  const threads = new ScanThreads(host, [modules.f32, modules.i8], memory);
+  return {
+    ...kernels,
+    threads,
+    dotF32All: (query, base, count, stride, out) =>
+      threads.dotF32All(dotF32All, query, base, count, stride, out),
+    dotI8All: (query, base, count, strideBytes, scales, out) =>
+      threads.dotI8All(dotI8All, query, base, count, strideBytes, scales, out),
   };
 }
 

@@ -18,7 +18,7 @@ export interface WebAssemblyApi {
   validate(bytes: Uint8Array): boolean;
   Module: new (bytes: Uint8Array) => object;
   Instance: new (module: object, imports: Record<string, Record<string, unknown>>) => WasmInstance;
-  Memory: new (descriptor: { initial: number; maximum?: number }) => WasmMemory;
+  Memory: new (descriptor: { initial: number; maximum?: number; shared?: boolean }) => WasmMemory;
 }
 
 /** The runtime's WebAssembly API, or undefined where there is none. */
@@ -27,6 +27,9 @@ export const webAssembly: WebAssemblyApi | undefined = (globalThis as { WebAssem
 
 /** Size of a WebAssembly memory page. */
 export const WASM_PAGE_BYTES = 65_536;
+
+/** Pages of the largest wasm32 memory (4 GiB): the maximum a shared memory must declare. */
+export const WASM_MAX_PAGES = 65_536;
 
 /** Decodes base64 without Node's Buffer, so the kernels load in any JavaScript runtime. */
 export function decodeBase64(base64: string): Uint8Array {

@@ -1,0 +1,33 @@
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { InvalidArgumentError } from '../errors/index.js';
+import type { ScanThreadHost } from './kernels/scan-threads.js';
+
+/**
+ * A scan thread host on Node's `worker_threads`, for `InMemoryVectorStore({ threads })`: each full
+ * scan is split over `threads` threads (default: the machine's available parallelism, at least 2),
+ * the caller's included. The workers are unreferenced, so they never keep a process alive.
+ */
+export function nodeScanThreads(threads: number = Math.max(2, availableParallelism())): ScanThreadHost {
+  if (!Number.isInteger(threads) || threads < 2 || threads > 256) {
+    throw new InvalidArgumentError({
+      argument: 'threads',
+      value: threads,
+      message: "expected an integer from 2 to 256 (the caller's thread included)",
+    });
+  }
+  return {
+    threads,
+    start(source, data, onError) {
+      // An eval'd worker is a CommonJS script: `data` comes in as its workerData.
+      const worker = new Worker(`const data = require('node:worker_threads').workerData;\n${source}`, {
+        eval: true,
+        workerData: data,
+      });
+      worker.unref();
+      worker.on('error', onError);
+      worker.on('exit', (code) => onError(new Error(`a scan worker exited with code ${code}`)));
+      return { terminate: () => void worker.terminate() };
+    },
+  };
+}
