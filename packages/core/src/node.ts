@@ -22,5 +22,5 @@ export {
   writeManifestSave,
   writeManifestSaveFiles,
 } from './util/manifest-save.js';
-export { nodeScanThreads } from './vector/scan-threads-node.js';
+export { nodeScanThreads } from './vector/kernels/scan-threads-node.js';
 export { loadInMemoryVectorStore, saveInMemoryVectorStore } from './vector/store-files.js';

@@ -104,11 +104,12 @@ export interface InMemoryVectorStoreSettings {
   index?: VectorIndexSetting;
   /**
    * Worker threads to split each full scan over, for a shorter search on a machine with idle
-   * cores: `nodeScanThreads()` from `@zerda/core/node` (or another `ScanThreadHost`). Results
-   * are the same as on one thread. Needs the WebAssembly kernels; the store's memory is then a
-   * SharedArrayBuffer. The caller's thread waits for the workers, so use it where blocking is
-   * allowed (Node, or a browser worker). `close()` stops the workers; `stats().threads` says how
-   * many threads scan, and why the workers were given up if they failed.
+   * cores: `nodeScanThreads()` from `@zerda/core/node`, `webScanThreads()` in browsers (a cross-
+   * origin isolated page), Deno and Bun, or another `ScanThreadHost`. Results are the same as on
+   * one thread. Needs the WebAssembly kernels; the store's memory is then a SharedArrayBuffer. A
+   * search waits for the workers asynchronously, so other work runs meanwhile; searches, writes
+   * and `close()` made during a split scan wait for it. `close()` stops the workers;
+   * `stats().threads` says how many threads scan, and why the workers were given up if they failed.
    */
   threads?: ScanThreadHost;
 }
@@ -154,6 +155,14 @@ export interface InMemoryVectorStoreStats {
       };
 }
 
+const ignore = (): void => {};
+
+/** The best slots of a search and their similarities, best first. */
+interface Ranked {
+  slots: Int32Array;
+  scores: Float64Array;
+}
+
 /** What one search asked for and what the driver did (keyed by the search's own signal). */
 interface SearchCall {
   probes: number | undefined;
@@ -186,6 +195,12 @@ class InMemoryDriver implements VectorDriver<FilterInput> {
   readonly indexSetting: ResolvedIndexSetting;
   /** The IVF index, once trained (see `index`). */
   private ivf: IvfIndex | undefined;
+  /**
+   * The search whose scan is split over threads, while its workers scan. Until it is done, the
+   * calls that touch the scan memory (searches, writes, close) wait for it, each in a loop that
+   * ends right before its own synchronous work, so no two of them pass it together.
+   */
+  #scan: Promise<void> | undefined;
   /** Per-search options and outcome, found through the signal the store passes down. */
   readonly calls = new WeakMap<AbortSignal, SearchCall>();
   /**
@@ -260,8 +275,10 @@ class InMemoryDriver implements VectorDriver<FilterInput> {
     return this.arena?.bytesPerVector;
   }
 
-  // Every operation finishes without awaiting, so no other call sees a batch half-written.
+  // Every operation finishes without awaiting once it has started to change anything, so no
+  // other call sees a batch half-written.
   async upsert(records: readonly VectorRecord[]): Promise<void> {
+    while (this.#scan !== undefined) await this.#scan;
     const first = records[0];
     if (first === undefined) return;
     const arena = this.ensureArena(first.vector.length);
@@ -287,6 +304,7 @@ class InMemoryDriver implements VectorDriver<FilterInput> {
   }
 
   async query(vector: Float32Array, options: DriverQueryOptions<FilterInput>): Promise<DriverMatch[]> {
+    while (this.#scan !== undefined) await this.#scan;
     // A bad filter fails before any work (FilterError says where).
     const predicate = options.filter === undefined ? undefined : this.compilePredicate(options.filter);
     const arena = this.arena;
@@ -295,7 +313,18 @@ class InMemoryDriver implements VectorDriver<FilterInput> {
     const scale = checkVector(vector, arena.dimension, this.metric, 'refuse');
     if (typeof scale === 'string') throw new InvalidArgumentError({ argument: 'query', message: scale });
     const call = options.signal === undefined ? undefined : this.calls.get(options.signal);
-    const { slots, scores } = this.searchSlots(arena, vector, scale, options.topK, predicate, call);
+    const ranked = this.searchSlots(arena, vector, scale, options.topK, predicate, call);
+    if (!(ranked instanceof Promise)) return this.matches(ranked);
+    const scan = ranked.then(ignore, ignore);
+    this.#scan = scan;
+    try {
+      return this.matches(await ranked);
+    } finally {
+      if (this.#scan === scan) this.#scan = undefined;
+    }
+  }
+
+  private matches({ slots, scores }: Ranked): DriverMatch[] {
     return Array.from(slots, (slot, index) => ({
       id: this.chunks[slot]!.id,
       score: scores[index]!,
@@ -315,6 +344,7 @@ class InMemoryDriver implements VectorDriver<FilterInput> {
   }
 
   async delete(ids: readonly string[]): Promise<number> {
+    while (this.#scan !== undefined) await this.#scan;
     const arena = this.arena;
     let removed = 0;
     for (const id of ids) {
@@ -486,6 +516,7 @@ class InMemoryDriver implements VectorDriver<FilterInput> {
 
   /** Stops the scan workers; the store goes on working, scanning on the caller's thread. */
   async close(): Promise<void> {
+    while (this.#scan !== undefined) await this.#scan;
     this.arena?.close();
   }
 
@@ -514,7 +545,7 @@ class InMemoryDriver implements VectorDriver<FilterInput> {
     k: number,
     predicate: ((slot: number) => boolean) | undefined,
     call: SearchCall | undefined,
-  ): { slots: Int32Array; scores: Float64Array } {
+  ): Ranked | Promise<Ranked> {
     const count = this.chunks.length;
     arena.setQuery(query, scale);
     // For a selective filter, only the matching rows, found first, are scanned (exactly).
@@ -528,7 +559,13 @@ class InMemoryDriver implements VectorDriver<FilterInput> {
       return this.rankRows(arena, rows, k, undefined);
     }
     const ivf = call?.exact === true ? undefined : this.searchIndex();
-    if (ivf === undefined) return this.rankRows(arena, undefined, k, predicate);
+    if (ivf === undefined) {
+      // Every row: the one scan that may be split over threads, and so finish later.
+      const full = this.quantization === 'none' ? arena.scanAll(count) : arena.scanAllQuantized(count);
+      return full instanceof Promise
+        ? full.then((scores) => this.rankRows(arena, undefined, k, predicate, undefined, scores))
+        : this.rankRows(arena, undefined, k, predicate, undefined, full);
+    }
     const wanted = Math.min(k, count);
     let probes = Math.min(call?.probes ?? this.indexSetting.probes ?? defaultProbes(ivf.lists), ivf.lists);
     for (;;) {
@@ -587,6 +624,7 @@ class InMemoryDriver implements VectorDriver<FilterInput> {
   /**
    * The best `k` of `rows` (all rows when undefined) that `predicate` accepts. `scanned`: the
    * rows' int8 scores already computed (by the IVF index), times `factor` estimates of q·x.
+   * `full`: the scan of every row already made (int8 estimates when quantised, else exact).
    */
   private rankRows(
     arena: VectorArena,
@@ -594,7 +632,8 @@ class InMemoryDriver implements VectorDriver<FilterInput> {
     k: number,
     predicate: ((slot: number) => boolean) | undefined,
     scanned?: { scores: Float32Array; factor: number },
-  ): { slots: Int32Array; scores: Float64Array } {
+    full?: Float32Array,
+  ): Ranked {
     const count = this.chunks.length;
     let accept =
       predicate === undefined || rows === undefined ? predicate : (index: number) => predicate(rows[index]!);
@@ -604,9 +643,7 @@ class InMemoryDriver implements VectorDriver<FilterInput> {
     let candidates = rows;
     let exact: Float32Array;
     if (this.quantization !== 'none' || scanned !== undefined) {
-      const approximate =
-        scanned?.scores ??
-        (rows === undefined ? arena.scanAllQuantized(rowCount) : arena.scanListQuantized(rows, rowCount));
+      const approximate = scanned?.scores ?? full ?? arena.scanListQuantized(rows!, rowCount);
       this.toRankKeys(arena, approximate, rows, scanned?.factor ?? arena.quantizedQueryScale);
       const shortlist = Math.max(Math.ceil(this.rescoreFactor * k), this.rescoreMinimum);
       const { indices } = selectTopK(approximate, rowCount, shortlist, accept, (index) =>
@@ -616,7 +653,7 @@ class InMemoryDriver implements VectorDriver<FilterInput> {
       accept = undefined;
       exact = arena.scanList(candidates, candidates.length);
     } else {
-      exact = rows === undefined ? arena.scanAll(rowCount) : arena.scanList(rows, rowCount);
+      exact = full ?? arena.scanList(rows!, rowCount);
     }
     this.toRankKeys(arena, exact, candidates, 1);
     // Equal scores rank by chunk id, as the retrievers' final sort does.
@@ -641,11 +678,7 @@ class InMemoryDriver implements VectorDriver<FilterInput> {
   }
 
   /** Rank keys of the final hits as similarities (see `capabilities.scoreConversion`). */
-  private toSimilarities(
-    arena: VectorArena,
-    slots: Int32Array,
-    keys: Float64Array,
-  ): { slots: Int32Array; scores: Float64Array } {
+  private toSimilarities(arena: VectorArena, slots: Int32Array, keys: Float64Array): Ranked {
     if (this.metric === 'dot') return { slots, scores: keys };
     if (this.metric === 'cosine') {
       // Rounding can take a unit vector's dot product a hair past ±1.

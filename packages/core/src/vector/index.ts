@@ -28,6 +28,7 @@ export type {
   ScanWorkerData,
   ScanWorkerHandle,
 } from './kernels/scan-threads.js';
+export { webScanThreads } from './kernels/scan-threads-web.js';
 export { selectTopK, type TopK } from './top-k.js';
 export type {
   AddOptions,

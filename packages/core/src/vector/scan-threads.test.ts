@@ -1,6 +1,9 @@
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../errors/index.js';
 import type { Chunk } from '../model/index.js';
@@ -11,7 +14,7 @@ import {
   type VectorQuantization,
 } from './in-memory-vector-store.js';
 import { MIN_ROWS_PER_THREAD, type ScanThreadHost } from './kernels/scan-threads.js';
-import { nodeScanThreads } from './scan-threads-node.js';
+import { nodeScanThreads } from './kernels/scan-threads-node.js';
 import { loadInMemoryVectorStore, saveInMemoryVectorStore } from './store-files.js';
 import type { DistanceMetric } from './vector-database.js';
 
@@ -116,6 +119,55 @@ describe('scans split over worker threads', () => {
     }
   });
 
+  it('serves concurrent searches one split scan at a time', async () => {
+    const single = store({});
+    const threaded = store({ threads: nodeScanThreads(2) });
+    await single.add(chunks(ROWS), { embeddings: data });
+    await threaded.add(chunks(ROWS), { embeddings: data });
+    await warm(threaded, queries[0]!);
+    // All at once: each search waits for the split scan before it to finish.
+    const together = await Promise.all(queries.map((query) => threaded.search(query, { topK: 10 })));
+    expect(together.map((result) => result.hits)).toEqual(
+      await Promise.all(queries.map(async (query) => (await single.search(query, { topK: 10 })).hits)),
+    );
+    expect(threaded.stats().threads.workerParts).toBeGreaterThanOrEqual(queries.length);
+  });
+
+  it('makes adds, deletes and a close wait for a split scan in flight', async () => {
+    // Workers that take 300 ms a part, so the writes below surely come while the scan is in flight.
+    const node = nodeScanThreads(2);
+    const slow: ScanThreadHost = {
+      threads: 2,
+      start: (source, data, onError) =>
+        node.start(
+          source.replace(
+            'let status = 0;',
+            'let status = 0; for (const end = Date.now() + 300; Date.now() < end; );',
+          ),
+          data,
+          onError,
+        ),
+    };
+    const single = store({});
+    const threaded = store({ threads: slow });
+    await single.add(chunks(ROWS), { embeddings: data });
+    await threaded.add(chunks(ROWS), { embeddings: data });
+    await warm(threaded, queries[0]!);
+    const expectedBefore = await hits(single, queries.slice(0, 1), 30);
+    const inFlight = threaded.search(queries[0]!, { topK: 30 });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const added = threaded.add(chunks(ROWS, ROWS), { embeddings: more });
+    const deleted = threaded.delete(expectedBefore[0]!.slice(0, 5).map(([id]) => id));
+    const closed = threaded.close();
+    const result = await inFlight;
+    expect([result.hits.map((hit) => [hit.chunk.id, hit.score])]).toEqual(expectedBefore);
+    await Promise.all([added, deleted, closed]);
+    await single.add(chunks(ROWS, ROWS), { embeddings: more });
+    await single.delete(expectedBefore[0]!.slice(0, 5).map(([id]) => id));
+    expect(await hits(threaded, queries, 30)).toEqual(await hits(single, queries, 30));
+    expect(threaded.stats().threads.threads).toBe(1);
+  });
+
   it('splits over three threads', async () => {
     const single = store({ quantization: 'none' });
     const threaded = store({ quantization: 'none', threads: nodeScanThreads(3) });
@@ -170,6 +222,40 @@ describe('scans split over worker threads', () => {
     await until(() => threaded.stats().threads.failure !== undefined, 'the failure');
     expect(threaded.stats().threads).toEqual({ threads: 1, workerParts: 0, failure: 'no kernels here' });
     expect(await hits(threaded, queries)).toEqual(await hits(single, queries));
+  });
+
+  it('keeps a process alive while a split scan is in flight, and not once it is idle', {
+    timeout: 120_000,
+  }, async () => {
+    const here = dirname(fileURLToPath(import.meta.url));
+    const work = await mkdtemp(join(tmpdir(), 'zerda-threads-process-'));
+    try {
+      const { build } = await import('vite');
+      await build({
+        configFile: false,
+        logLevel: 'silent',
+        root: join(here, '../..'),
+        resolve: { conditions: ['@zerda/source'] },
+        ssr: {
+          noExternal: true,
+          resolve: { conditions: ['@zerda/source'], externalConditions: ['@zerda/source'] },
+        },
+        build: {
+          ssr: join(here, 'test-utils/threaded-search-script.ts'),
+          outDir: work,
+          minify: false,
+          rollupOptions: { output: { entryFileNames: 'script.mjs', format: 'es' } },
+        },
+      });
+      // Plain Node, nothing else on its event loop: no test runner holding the process open.
+      const { stdout } = await promisify(execFile)(process.execPath, [join(work, 'script.mjs')], {
+        env: { ...process.env, NODE_OPTIONS: '' },
+        timeout: 60_000,
+      });
+      expect(JSON.parse(stdout)).toEqual({ found: 100, workerParts: 20 });
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
   });
 
   it('refuses hosts it cannot use, saying why', () => {

@@ -403,11 +403,26 @@ export class VectorArena {
     }
   }
 
-  /** Exact float32 dot products of the query with rows 0 .. count-1 (float32 rows kept only). */
-  scanAll(count: number): ScanScores {
-    const { layout } = this;
+  /**
+   * Exact float32 dot products of the query with rows 0 .. count-1 (float32 rows kept only). Split
+   * over the scan threads when there are some: then a promise when the workers took parts, and
+   * the arena must not change until it settles.
+   */
+  scanAll(count: number): ScanScores | Promise<ScanScores> {
+    const { layout, kernels } = this;
     if (!this.keepsFloat32) throw new ZerdaError({ message: 'this arena keeps int8 codes only' });
-    this.kernels.dotF32All(layout.query, layout.vectors, count, this.stride, layout.scores);
+    const pending = kernels.threads?.dotF32AllAsync(
+      kernels.dotF32All,
+      layout.query,
+      layout.vectors,
+      count,
+      this.stride,
+      layout.scores,
+    );
+    if (pending !== undefined) return pending.then(() => this.scores(count));
+    if (kernels.threads === undefined) {
+      kernels.dotF32All(layout.query, layout.vectors, count, this.stride, layout.scores);
+    }
     return this.scores(count);
   }
 
@@ -426,11 +441,13 @@ export class VectorArena {
 
   /**
    * Approximate dot products of the query with rows 0 .. count-1, from the int8 codes, divided by
-   * the query's scale (`quantizedQueryScale`): a positive constant, so they rank alike.
+   * the query's scale (`quantizedQueryScale`): a positive constant, so they rank alike. Split over
+   * the scan threads as `scanAll` is.
    */
-  scanAllQuantized(count: number): ScanScores {
-    const { layout } = this;
-    this.kernels.dotI8All(
+  scanAllQuantized(count: number): ScanScores | Promise<ScanScores> {
+    const { layout, kernels } = this;
+    const pending = kernels.threads?.dotI8AllAsync(
+      kernels.dotI8All,
       layout.queryCodes,
       layout.codes,
       count,
@@ -438,6 +455,10 @@ export class VectorArena {
       layout.scales,
       layout.scores,
     );
+    if (pending !== undefined) return pending.then(() => this.scores(count));
+    if (kernels.threads === undefined) {
+      kernels.dotI8All(layout.queryCodes, layout.codes, count, this.codeStride, layout.scales, layout.scores);
+    }
     return this.scores(count);
   }
 

@@ -52,7 +52,10 @@ export interface ScanKernels {
     scales: number,
     out: number,
   ): void;
-  /** The threads full scans are split over, when the memory is shared and a host was given. */
+  /**
+   * The threads full scans may be split over (`ScanThreads.dotF32AllAsync`, `dotI8AllAsync`), when
+   * the memory is shared and a host was given. The kernels above always run on the caller's thread.
+   */
   readonly threads?: ScanThreads;
 }
 
@@ -186,25 +189,15 @@ function createWasmKernels(
   const imports = { env: { memory } };
   const f32 = new api.Instance(modules.f32, imports).exports;
   const i8 = new api.Instance(modules.i8, imports).exports;
-  const dotF32All = f32.dot_f32_all as Kernel;
-  const dotI8All = i8.dot_i8_all as Kernel;
-  const kernels = {
-    kind: 'wasm' as const,
-    dotF32All,
+  const kernels: ScanKernels = {
+    kind: 'wasm',
+    dotF32All: f32.dot_f32_all as Kernel,
     dotF32List: f32.dot_f32_list as Kernel,
-    dotI8All,
+    dotI8All: i8.dot_i8_all as Kernel,
     dotI8List: i8.dot_i8_list as Kernel,
   };
   if (!shared || host === undefined) return kernels;
-  const threads = new ScanThreads(host, [modules.f32, modules.i8], memory);
-  return {
-    ...kernels,
-    threads,
-    dotF32All: (query, base, count, stride, out) =>
-      threads.dotF32All(dotF32All, query, base, count, stride, out),
-    dotI8All: (query, base, count, strideBytes, scales, out) =>
-      threads.dotI8All(dotI8All, query, base, count, strideBytes, scales, out),
-  };
+  return { ...kernels, threads: new ScanThreads(host, [modules.f32, modules.i8], memory) };
 }
 
 function createJsKernels(memory: LinearMemory): ScanKernels {

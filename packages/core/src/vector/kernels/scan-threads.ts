@@ -98,6 +98,8 @@ for (;;) {
 
 type Kernel = (...args: number[]) => void;
 
+const ignore = (): void => {};
+
 /** Whether this runtime can share a WebAssembly memory between threads and wait on it. */
 export function sharedMemorySupported(): boolean {
   return typeof SharedArrayBuffer === 'function' && typeof Atomics === 'object';
@@ -127,10 +129,22 @@ export function checkScanThreadHost(host: unknown, argument: string): asserts ho
   }
 }
 
+/** `Atomics.waitAsync`, where the runtime has it (not declared by core's TypeScript library). */
+type WaitAsync = (
+  words: Int32Array,
+  index: number,
+  value: number,
+  timeout: number,
+) => { async: boolean; value: 'not-equal' | 'timed-out' | 'ok' | Promise<'ok' | 'timed-out'> };
+const waitAsync = (Atomics as unknown as { waitAsync?: WaitAsync }).waitAsync;
+
 /**
  * Worker threads sharing one WebAssembly memory, each with its own instances of the kernels: a
- * full scan is cut into one part per thread, the caller's thread takes the first, and waits
- * (synchronously, so no other call can change the memory meanwhile) for the others.
+ * full scan is cut into one part per thread; the workers take theirs, the caller's thread scans
+ * the first part, then waits for the others asynchronously (`Atomics.waitAsync`; a blocking wait
+ * where the runtime lacks it), so other work runs on the caller's thread meanwhile, and a
+ * browser's main thread, which may not block, can split scans too. The caller keeps the memory
+ * unchanged until the scan is finished, and starts no other scan meanwhile.
  *
  * Results are those of one thread: every row's score is computed by the same kernel code. If a
  * worker fails, stops answering or has not started yet, the caller scans its part itself; a
@@ -143,6 +157,20 @@ export class ScanThreads {
   private readonly handed: Uint8Array;
   /** Per worker: the number of its last job (its REQUEST word, kept here as the word may turn CLOSED). */
   private readonly jobs: Int32Array;
+  // The scan being split: its kernel, its arguments for row 0, and its parts.
+  private kernel = KERNEL_F32;
+  private direct: Kernel = () => {};
+  private query = 0;
+  private base = 0;
+  private rowBytes = 0;
+  /** The kernel's stride argument: float32 values (f32) or bytes (i8) per row. */
+  private stride = 0;
+  /** The scales (i8 only). */
+  private scales = 0;
+  private out = 0;
+  private count = 0;
+  private parts = 0;
+  private size = 0;
   private failure: string | undefined;
   private workerParts = 0;
   private splitting = false;
@@ -165,24 +193,25 @@ export class ScanThreads {
     return { threads: this.closed ? 1 : this.workers.length + 1, workerParts };
   }
 
-  /** `scan(first, count)` over rows 0 .. count-1, split across the threads when that pays. */
-  dotF32All(direct: Kernel, query: number, base: number, count: number, stride: number, out: number): void {
-    const parts = this.parts(count);
-    if (parts < 2) {
-      direct(query, base, count, stride, out);
-      return;
-    }
-    this.split(KERNEL_F32, parts, count, (first, rows, words, at) => {
-      if (words === undefined) return direct(query, base + first * stride * 4, rows, stride, out + first * 4);
-      words[at] = query;
-      words[at + 1] = base + first * stride * 4;
-      words[at + 2] = rows;
-      words[at + 3] = stride;
-      words[at + 4] = out + first * 4;
-    });
+  /**
+   * `direct` (the float32 kernel) over `count` rows, split when that pays: a promise when workers
+   * took parts, undefined when the scan is already done here.
+   */
+  dotF32AllAsync(
+    direct: Kernel,
+    query: number,
+    base: number,
+    count: number,
+    stride: number,
+    out: number,
+  ): Promise<void> | undefined {
+    return this.begin(KERNEL_F32, direct, query, base, count, stride * 4, stride, 0, out)
+      ? this.finishAsync()
+      : undefined;
   }
 
-  dotI8All(
+  /** As `dotF32AllAsync`, for `direct` the int8 kernel. */
+  dotI8AllAsync(
     direct: Kernel,
     query: number,
     base: number,
@@ -190,26 +219,13 @@ export class ScanThreads {
     strideBytes: number,
     scales: number,
     out: number,
-  ): void {
-    const parts = this.parts(count);
-    if (parts < 2) {
-      direct(query, base, count, strideBytes, scales, out);
-      return;
-    }
-    this.split(KERNEL_I8, parts, count, (first, rows, words, at) => {
-      const codes = base + first * strideBytes;
-      if (words === undefined)
-        return direct(query, codes, rows, strideBytes, scales + first * 4, out + first * 4);
-      words[at] = query;
-      words[at + 1] = codes;
-      words[at + 2] = rows;
-      words[at + 3] = strideBytes;
-      words[at + 4] = scales + first * 4;
-      words[at + 5] = out + first * 4;
-    });
+  ): Promise<void> | undefined {
+    return this.begin(KERNEL_I8, direct, query, base, count, strideBytes, strideBytes, scales, out)
+      ? this.finishAsync()
+      : undefined;
   }
 
-  /** Stops the workers; later scans run on the caller's thread. */
+  /** Stops the workers; later scans run on the caller's thread. Call it with no scan in flight. */
   close(): void {
     if (this.closed) return;
     this.closed = true;
@@ -220,81 +236,160 @@ export class ScanThreads {
     for (const worker of this.workers) worker.terminate();
   }
 
-  /** Parts a scan of `count` rows is cut into: 1 (no split) when the workers are gone or it is small. */
-  private parts(count: number): number {
-    if (this.closed || this.failure !== undefined) return 1;
-    return Math.min(this.workers.length + 1, Math.floor(count / MIN_ROWS_PER_THREAD));
+  /**
+   * Scans on this thread alone (false) when the workers are gone or the scan is small; otherwise
+   * hands parts 1 .. parts-1 to the workers that are ready, scans part 0 here (true: the caller
+   * then finishes the scan).
+   */
+  private begin(
+    kernel: number,
+    direct: Kernel,
+    query: number,
+    base: number,
+    count: number,
+    rowBytes: number,
+    stride: number,
+    scales: number,
+    out: number,
+  ): boolean {
+    if (this.splitting) throw new Error('a split scan is already in flight');
+    const parts =
+      this.closed || this.failure !== undefined
+        ? 1
+        : Math.min(this.workers.length + 1, Math.floor(count / MIN_ROWS_PER_THREAD));
+    if (parts < 2) {
+      if (kernel === KERNEL_F32) direct(query, base, count, stride, out);
+      else direct(query, base, count, stride, scales, out);
+      return false;
+    }
+    this.kernel = kernel;
+    this.direct = direct;
+    this.query = query;
+    this.base = base;
+    this.rowBytes = rowBytes;
+    this.stride = stride;
+    this.scales = scales;
+    this.out = out;
+    this.count = count;
+    this.parts = parts;
+    this.size = Math.ceil(count / parts);
+    this.splitting = true;
+    const { words, handed, jobs } = this;
+    for (let part = 1; part < parts; part++) {
+      const at = (part - 1) * CONTROL_WORDS;
+      handed[part] = Atomics.load(words, at + READY);
+      if (handed[part] !== 1) continue;
+      const first = part * this.size;
+      words[at + KERNEL] = kernel;
+      words[at + ARGUMENTS] = query;
+      words[at + ARGUMENTS + 1] = base + first * rowBytes;
+      words[at + ARGUMENTS + 2] = Math.min(this.size, count - first);
+      words[at + ARGUMENTS + 3] = stride;
+      // f32: (query, base, count, stride, out); i8: (query, base, count, strideBytes, scales, out).
+      if (kernel === KERNEL_F32) {
+        words[at + ARGUMENTS + 4] = out + first * 4;
+      } else {
+        words[at + ARGUMENTS + 4] = scales + first * 4;
+        words[at + ARGUMENTS + 5] = out + first * 4;
+      }
+      jobs[part - 1] = jobs[part - 1]! + 1;
+      Atomics.store(words, at + REQUEST, jobs[part - 1]!);
+      Atomics.notify(words, at + REQUEST);
+    }
+    try {
+      this.scanHere(0);
+    } catch (error) {
+      this.abandon();
+      throw error;
+    }
+    return true;
   }
 
   /**
-   * Hands parts 1 .. parts-1 to ready workers (`write` fills their argument words), scans part 0
-   * and the parts of workers that were not ready on this thread (`write` without words), then
-   * waits for the workers. A worker that failed or timed out has its part scanned here.
+   * After an error on this thread: waits for the parts in flight, so that none is still being
+   * written when the memory is reused.
    */
-  private split(
-    kernel: number,
-    parts: number,
-    count: number,
-    write: (first: number, rows: number, words: Int32Array | undefined, at: number) => void,
-  ): void {
-    const { words, handed, jobs } = this;
-    const size = Math.ceil(count / parts);
-    this.splitting = true;
-    for (let part = 1; part < parts; part++) {
-      const base = (part - 1) * CONTROL_WORDS;
-      handed[part] = Atomics.load(words, base + READY);
-      if (handed[part] !== 1) continue;
-      const first = part * size;
-      write(first, Math.min(size, count - first), words, base + ARGUMENTS);
-      words[base + KERNEL] = kernel;
-      jobs[part - 1] = jobs[part - 1]! + 1;
-      Atomics.store(words, base + REQUEST, jobs[part - 1]!);
-      Atomics.notify(words, base + REQUEST);
-    }
-    let finished = false;
+  private abandon(): void {
     try {
-      write(0, size, undefined, 0);
-      for (let part = 1; part < parts; part++) {
-        const first = part * size;
-        const rows = Math.min(size, count - first);
-        // A part no worker took or could do (it failed, or its kernel threw) is done here, where
-        // an error surfaces as itself.
-        if (
-          handed[part] !== 1 ||
-          !this.answered((part - 1) * CONTROL_WORDS, jobs[part - 1]!) ||
-          words[(part - 1) * CONTROL_WORDS + STATUS] !== 0
-        ) {
-          write(first, rows, undefined, 0);
-        } else {
-          this.workerParts++;
-        }
-      }
-      finished = true;
+      for (let part = 1; part < this.parts; part++) if (this.handed[part] === 1) this.answered(part);
     } finally {
-      // On an error here, the workers' parts still in flight finish before the memory is reused.
-      if (!finished) {
-        for (let part = 1; part < parts; part++) {
-          if (handed[part] === 1) this.answered((part - 1) * CONTROL_WORDS, jobs[part - 1]!);
-        }
-      }
-      this.splitting = false;
-      if (this.failure !== undefined) this.close();
+      this.end();
     }
   }
 
-  /** Waits for the worker at `base` to finish its job; false (workers given up) if it cannot. */
-  private answered(base: number, request: number): boolean {
+  /**
+   * Waits for the workers' parts; a part no worker took or could do (it failed, or its kernel
+   * threw) is scanned here, where an error surfaces as itself.
+   */
+  private async finishAsync(): Promise<void> {
+    try {
+      for (let part = 1; part < this.parts; part++) {
+        let done = this.handed[part] === 1;
+        if (done && waitAsync === undefined) {
+          done = this.answered(part);
+        } else if (done) {
+          const at = (part - 1) * CONTROL_WORDS;
+          const job = this.jobs[part - 1]!;
+          // DONE still holds the previous job's number until this one is done.
+          const wait = waitAsync!(this.words, at + DONE, job - 1, WORKER_WAIT_MS);
+          if (wait.async) {
+            // A pending waitAsync does not keep Node's event loop alive, and the workers are
+            // unreferenced: without a timer, a process with nothing else to do would exit here.
+            const keepAlive = setTimeout(ignore, WORKER_WAIT_MS);
+            try {
+              await wait.value;
+            } finally {
+              clearTimeout(keepAlive);
+            }
+          }
+          done = Atomics.load(this.words, at + DONE) === job;
+          if (!done) this.fail(new Error(`a scan worker did not answer within ${WORKER_WAIT_MS} ms`));
+        }
+        this.settle(part, done);
+      }
+    } finally {
+      this.end();
+    }
+  }
+
+  /** Scans part `part` here unless its worker did it. */
+  private settle(part: number, done: boolean): void {
+    if (done && this.words[(part - 1) * CONTROL_WORDS + STATUS] === 0) this.workerParts++;
+    else this.scanHere(part);
+  }
+
+  private end(): void {
+    this.splitting = false;
+    if (this.failure !== undefined) this.close();
+  }
+
+  private scanHere(part: number): void {
+    const first = part * this.size;
+    const rows = Math.min(this.size, this.count - first);
+    const base = this.base + first * this.rowBytes;
+    const out = this.out + first * 4;
+    if (this.kernel === KERNEL_F32) this.direct(this.query, base, rows, this.stride, out);
+    else this.direct(this.query, base, rows, this.stride, this.scales + first * 4, out);
+  }
+
+  /**
+   * Whether the worker of `part` has done its job, waiting for it synchronously; false (and the
+   * workers given up) if it failed, does not answer in time, or this thread may not block.
+   */
+  private answered(part: number): boolean {
     const { words } = this;
-    if (Atomics.load(words, base + DONE) === request) return true;
+    const at = (part - 1) * CONTROL_WORDS;
+    const job = this.jobs[part - 1]!;
+    if (Atomics.load(words, at + DONE) === job) return true;
     try {
       // DONE still holds the previous job's number until this one is done.
-      if (Atomics.wait(words, base + DONE, request - 1, WORKER_WAIT_MS) !== 'timed-out') return true;
+      if (Atomics.wait(words, at + DONE, job - 1, WORKER_WAIT_MS) !== 'timed-out') return true;
     } catch (error) {
-      // A browser's main thread may not block: such a host belongs in a worker.
+      // A browser's main thread may not block: it needs the asynchronous scans.
       this.fail(error);
       return false;
     }
-    if (Atomics.load(words, base + DONE) === request) return true;
+    if (Atomics.load(words, at + DONE) === job) return true;
     this.fail(new Error(`a scan worker did not answer within ${WORKER_WAIT_MS} ms`));
     return false;
   }

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { InvalidArgumentError } from '../errors/index.js';
-import type { ScanThreadHost } from './kernels/scan-threads.js';
+import { InvalidArgumentError } from '../../errors/index.js';
+import type { ScanThreadHost } from './scan-threads.js';
 
 /**
  * A scan thread host on Node's `worker_threads`, for `InMemoryVectorStore({ threads })`: each full

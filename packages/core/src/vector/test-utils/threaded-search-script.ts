@@ -1,0 +1,24 @@
+// Run as a plain Node process by scan-threads.test.ts: searches a store whose scans are split over
+// a worker with nothing else keeping the process alive, and never closes the store. It must print
+// its result (the awaited splits did not let the process exit early) and then exit on its own (the
+// idle workers do not keep it alive).
+import { InMemoryVectorStore } from '../in-memory-vector-store.js';
+import { nodeScanThreads } from '../kernels/scan-threads-node.js';
+
+const ROWS = 20_000;
+const DIMENSION = 16;
+const store = new InMemoryVectorStore({ dimension: DIMENSION, threads: nodeScanThreads(2) });
+const vector = (row: number) => Float32Array.from({ length: DIMENSION }, (_, j) => Math.sin(row * 7 + j));
+await store.add(
+  Array.from({ length: ROWS }, (_, row) => ({ id: `c${row}`, text: '' })),
+  { embeddings: Array.from({ length: ROWS }, (_, row) => vector(row)) },
+);
+// Until the worker has started, scans run here alone.
+while (store.stats().threads.workerParts === 0) await store.search(vector(1), { topK: 1 });
+const before = store.stats().threads.workerParts;
+let found = 0;
+for (let query = 0; query < 20; query++)
+  found += (await store.search(vector(query), { topK: 5 })).hits.length;
+process.stdout.write(
+  `${JSON.stringify({ found, workerParts: store.stats().threads.workerParts - before })}\n`,
+);
