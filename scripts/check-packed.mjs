@@ -7,7 +7,7 @@
 // then installs the tarballs with npm into a fresh project in a temporary folder outside the repository
 // (no workspace links, no custom conditions) and there:
 //   - runs a small application as ESM and as CommonJS (index, keyword, vector and hybrid retrieval with
-//     a filter) and compares their answers;
+//     a filter, and a store whose scans are split over a worker thread) and compares their answers;
 //   - type-checks a TypeScript version of it, plus an import of every package, with `tsc --noEmit`
 //     (strict, module/moduleResolution nodenext, skipLibCheck false), as ESM and as CommonJS;
 //   - checks that the entry points of one package share one identity for what they exchange (a filter
@@ -417,15 +417,38 @@ if (out.keyword[0] !== 'a') throw new Error('keyword: expected a first, got ' + 
 if (out.keywordFiltered.join() !== 'a') throw new Error('keyword with a filter: expected [a], got ' + out.keywordFiltered);
 if (out.vector.some((id) => id === 'c')) throw new Error('vector: the filter let c through');
 if (out.hybrid.join() !== 'a') throw new Error('hybrid with a filter: expected [a], got ' + out.hybrid);
+// Scans split over a worker thread: the worker's code travels as a string, and must run from the
+// packed package as from the sources.
+const rows = 10000;
+const row = (r) => Float32Array.from({ length: 16 }, (_, j) => Math.sin(r * 7.3 + j * 1.1));
+const rowChunks = Array.from({ length: rows }, (_, r) => ({ id: 'r' + r, text: '' }));
+const embeddings = rowChunks.map((_, r) => row(r));
+const single = new core.InMemoryVectorStore({ dimension: 16 });
+const threaded = new core.InMemoryVectorStore({ dimension: 16, threads: nodeCore.nodeScanThreads(2) });
+await single.add(rowChunks, { embeddings });
+await threaded.add(rowChunks, { embeddings });
+for (let i = 0; i < 1000 && threaded.stats().threads.workerParts === 0; i++) {
+  await threaded.search(row(1), { topK: 1 });
+  await new Promise((resolve) => setTimeout(resolve, 10));
+}
+if (threaded.stats().threads.workerParts === 0) throw new Error('scan threads: the worker never took part');
+const scored = async (target) => (await target.search(row(rows + 1), { topK: 5 })).hits.map((hit) => [hit.chunk.id, hit.score]);
+const split = await scored(threaded);
+if (JSON.stringify(split) !== JSON.stringify(await scored(single))) throw new Error('scan threads: other hits than one thread');
+await threaded.close();
+const scanThreads = split.map(([id]) => id);
 let refused = false;
 try { core.parseFilter({ year: { $near: 1 } }); } catch (error) { refused = core.FilterError.isInstance(error) && error instanceof core.FilterError; }
 if (!refused) throw new Error('an unknown operator was not a FilterError');
-console.log(JSON.stringify(out));
+console.log(JSON.stringify({ ...out, scanThreads }));
 `;
-writeFileSync(join(app, 'app.mjs'), `import * as core from '@zerda/core';\n${appBody}`);
+writeFileSync(
+  join(app, 'app.mjs'),
+  `import * as core from '@zerda/core';\nimport * as nodeCore from '@zerda/core/node';\n${appBody}`,
+);
 writeFileSync(
   join(app, 'app.cjs'),
-  `const core = require('@zerda/core');\n(async () => {\n${appBody}\n})().catch((error) => { console.error(error); process.exit(1); });\n`,
+  `const core = require('@zerda/core');\nconst nodeCore = require('@zerda/core/node');\n(async () => {\n${appBody}\n})().catch((error) => { console.error(error); process.exit(1); });\n`,
 );
 
 // The checks below are independent: each returns its findings, run side by side, reported in order.
@@ -610,7 +633,9 @@ const typeSettings = {
 const typedBody = appBody
   .replace('const chunks = [', 'const chunks: core.Chunk[] = [')
   .replace('const ids = (result) =>', 'const ids = (result: { hits: core.ScoredChunk[] }): string[] =>')
-  .replace('} catch (error) {', '} catch (error: unknown) {');
+  .replace('} catch (error) {', '} catch (error: unknown) {')
+  .replace('const row = (r) =>', 'const row = (r: number) =>')
+  .replace('const scored = async (target) =>', 'const scored = async (target: core.InMemoryVectorStore) =>');
 const specifiersOf = (entries) =>
   entries
     .flatMap((entry) =>
@@ -657,7 +682,7 @@ for (const [index, program] of typePrograms.entries()) {
   writeFileSync(
     join(app, `${base}.ts`),
     program.name === 'default'
-      ? `import * as core from '@zerda/core';\n${importAll(paths, 'esm')}\n${typedBody}\nexport {};\n`
+      ? `import * as core from '@zerda/core';\nimport * as nodeCore from '@zerda/core/node';\n${importAll(paths, 'esm')}\n${typedBody}\nexport {};\n`
       : `${importAll(paths, 'esm')}\nexport {};\n`,
   );
   writeFileSync(join(app, `${base}.cts`), `${importAll(cjsPaths, 'cjs')}\nexport {};\n`);

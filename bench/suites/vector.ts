@@ -1,3 +1,4 @@
+import { Worker } from 'node:worker_threads';
 import { type Chunk, InMemoryVectorStore, type InMemoryVectorStoreSettings } from '@zerda/core';
 import { nodeScanThreads } from '@zerda/core/node';
 import usearch from 'usearch';
@@ -52,6 +53,8 @@ interface VectorSystem {
   build(data: VectorData): BuiltSystem | Promise<BuiltSystem>;
   /** A memory-bandwidth probe: no results (no recall), and the scans are compared with it. */
   bandwidth?: 'float32' | 'int8';
+  /** Threads the system reads or scans with, when more than one: compared with the probe of as many. */
+  threads?: number;
 }
 
 function zerda(settings: InMemoryVectorStoreSettings): VectorSystem['build'] {
@@ -84,36 +87,96 @@ const READ_ALL_WASM =
   'AGFzbQEAAAABBwFgAn9/AX8CDwEDZW52Bm1lbW9yeQIAAQMCAQAHDAEIcmVhZF9hbGwAAApxAW8CAX8EeyAAIAFBQHFqIQICQANAIAAgAk8NASADIAD9' +
   'AAQA/a4BIQMgBCAA/QAEEP2uASEEIAUgAP0ABCD9rgEhBSAGIAD9AAQw/a4BIQYgAEHAAGohAAwACwsgAyAE/a4BIAUgBv2uAf2uAf0bAAs=';
 
+/**
+ * The same module over a shared memory (for the two-thread probe): its memory import's limits
+ * `00 01` (min 1) become `03 01 80 80 04` (shared, min 1, max 65,536 pages), and the import
+ * section's size grows by those 3 bytes, from 15 to 18.
+ */
+function sharedReadAllWasm(): Uint8Array {
+  const plain = Buffer.from(READ_ALL_WASM, 'base64');
+  const importSection = Buffer.from('020f0103656e76066d656d6f7279020001', 'hex');
+  const at = plain.indexOf(importSection);
+  if (at < 0) throw new Error('the probe module has an unexpected import section');
+  const shared = Buffer.from('02120103656e76066d656d6f7279020301808004', 'hex');
+  return Buffer.concat([plain.subarray(0, at), shared, plain.subarray(at + importSection.length)]);
+}
+
 /** The part of the WebAssembly API the probe uses (the bench's TypeScript setup has no DOM types). */
 interface WasmApi {
-  Memory: new (descriptor: { initial: number }) => { buffer: ArrayBuffer };
+  Memory: new (descriptor: {
+    initial: number;
+    maximum?: number;
+    shared?: boolean;
+  }) => { buffer: ArrayBuffer };
   Module: new (bytes: Uint8Array) => object;
   Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
 }
 
-/** One read of a buffer as large as the vectors (`bytesPerValue` 4) or their int8 codes (1). */
-function bandwidthProbe(bytesPerValue: 4 | 1): VectorSystem['build'] {
+/**
+ * One read of a buffer as large as the vectors (`bytesPerValue` 4) or their int8 codes (1). With
+ * two threads, the buffer is a shared memory and a worker reads its second half while this thread
+ * reads the first (as a split scan divides its rows).
+ */
+function bandwidthProbe(bytesPerValue: 4 | 1, threads: 1 | 2 = 1): VectorSystem['build'] {
   return ({ vectors }) => {
     const api = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
     const bytes = Math.ceil((vectors.length * bytesPerValue) / 64) * 64;
-    const memory = new api.Memory({ initial: Math.ceil(bytes / 65_536) });
+    const initial = Math.ceil(bytes / 65_536);
+    const memory =
+      threads === 1
+        ? new api.Memory({ initial })
+        : new api.Memory({ initial, maximum: 65_536, shared: true });
     // Real data in it, so no page is left untouched (an untouched page reads as a shared zero page).
     const source = new Uint8Array(vectors.buffer, vectors.byteOffset, Math.min(bytes, vectors.byteLength));
     new Uint8Array(memory.buffer).set(source);
-    const module = new api.Module(Buffer.from(READ_ALL_WASM, 'base64'));
+    const module = new api.Module(threads === 1 ? Buffer.from(READ_ALL_WASM, 'base64') : sharedReadAllWasm());
     const readAll = new api.Instance(module, { env: { memory } }).exports.read_all as (
       start: number,
       length: number,
     ) => number;
     let sink = 0;
+    if (threads === 1) {
+      return {
+        search() {
+          sink ^= readAll(0, bytes);
+          return sink === 0.5 ? ['never'] : [];
+        },
+      };
+    }
+    // Control words: [request, done]; the worker reads [half, bytes) for each request.
+    const half = Math.floor(bytes / 128) * 64;
+    const control = new Int32Array(new SharedArrayBuffer(8));
+    const worker = new Worker(
+      `const { workerData: { module, memory, control, half, bytes } } = require('node:worker_threads');
+       const readAll = new WebAssembly.Instance(module, { env: { memory } }).exports.read_all;
+       let seen = 0, sink = 0;
+       for (;;) {
+         Atomics.wait(control, 0, seen);
+         seen = Atomics.load(control, 0);
+         sink ^= readAll(half, bytes - half);
+         Atomics.store(control, 1, seen + (sink & 0));
+         Atomics.notify(control, 1);
+       }`,
+      { eval: true, workerData: { module, memory, control: control.buffer, half, bytes } },
+    );
+    worker.unref();
+    probeWorkers.push(worker);
+    let request = 0;
     return {
       search() {
-        sink ^= readAll(0, bytes);
+        request++;
+        Atomics.store(control, 0, request);
+        Atomics.notify(control, 0);
+        sink ^= readAll(0, half);
+        while (Atomics.load(control, 1) !== request) Atomics.wait(control, 1, request - 1, 1000);
         return sink === 0.5 ? ['never'] : [];
       },
     };
   };
 }
+
+/** The two-thread probes' workers, stopped after each size. */
+const probeWorkers: Worker[] = [];
 
 const systems: VectorSystem[] = [
   {
@@ -129,6 +192,22 @@ const systems: VectorSystem[] = [
     notes: 'as above, a buffer the size of the int8 codes (one byte a value): the floor for an int8 scan',
     build: bandwidthProbe(1),
     bandwidth: 'int8',
+  },
+  {
+    name: 'memory bandwidth f32 2t',
+    notes:
+      "as 'memory bandwidth f32', read by two threads (a worker reads the second half of a shared memory): " +
+      "the floor for the '2t' exact scan",
+    build: bandwidthProbe(4, 2),
+    bandwidth: 'float32',
+    threads: 2,
+  },
+  {
+    name: 'memory bandwidth i8 2t',
+    notes: "as 'memory bandwidth i8', read by two threads: the floor for the '2t' int8 scans",
+    build: bandwidthProbe(1, 2),
+    bandwidth: 'int8',
+    threads: 2,
   },
   {
     name: 'zerda exact',
@@ -155,16 +234,19 @@ const systems: VectorSystem[] = [
     notes:
       "as 'zerda exact', each scan split over 2 threads (the caller's and one worker: nodeScanThreads(2))",
     build: zerda({ kernel: 'wasm', quantization: 'none', threads: nodeScanThreads(2) }),
+    threads: 2,
   },
   {
     name: 'zerda int8+rescore 2t',
     notes: "as 'zerda int8+rescore', the int8 scan split over 2 threads (nodeScanThreads(2))",
     build: zerda({ kernel: 'wasm', quantization: 'int8', threads: nodeScanThreads(2) }),
+    threads: 2,
   },
   {
     name: 'zerda int8-only 2t',
     notes: "as 'zerda int8-only', the int8 scan split over 2 threads (nodeScanThreads(2))",
     build: zerda({ kernel: 'wasm', quantization: 'int8-only', threads: nodeScanThreads(2) }),
+    threads: 2,
   },
   {
     name: 'zerda exact js',
@@ -258,13 +340,16 @@ async function run({ sizes, queries: queryCount, skip, log }: BenchSuiteOptions)
       );
     }
     await timeInterleaved(contenders, data.queries, { budgetMs: QUERY_BUDGET_MS, minQueries: MIN_QUERIES });
+    for (const worker of probeWorkers.splice(0)) await worker.terminate();
     // The float64 scan when it ran, else another exact system (when the slow ones are skipped).
     const referenceSystem = REFERENCE_ORDER.map((name) =>
       contenders.find((contender) => contender.system.name === name),
     ).find((contender) => contender !== undefined);
     const reference = referenceSystem?.results;
-    const bandwidthP50 = (kind: 'float32' | 'int8'): number | undefined => {
-      const probe = contenders.find((contender) => contender.system.bandwidth === kind);
+    const bandwidthP50 = (kind: 'float32' | 'int8', threads: number): number | undefined => {
+      const probe = contenders.find(
+        (contender) => contender.system.bandwidth === kind && (contender.system.threads ?? 1) === threads,
+      );
       return probe === undefined ? undefined : percentile(probe.latencies, 50);
     };
     for (const { system, built, buildMs, memoryBytes, latencies, cpuLatencies, results } of contenders) {
@@ -299,7 +384,7 @@ async function run({ sizes, queries: queryCount, skip, log }: BenchSuiteOptions)
         if (reference !== undefined) quality['recall@10'] = round(meanOverlap(results, reference, TOP_K), 4);
         quality.bytesPerVector = round(built.bytesPerVector ?? memoryBytes / size, 1);
         // The scan's floor: the read of its own data (codes for the int8 modes, float32 otherwise).
-        const floor = bandwidthP50(system.name.includes('int8') ? 'int8' : 'float32');
+        const floor = bandwidthP50(system.name.includes('int8') ? 'int8' : 'float32', system.threads ?? 1);
         if (floor !== undefined && floor > 0)
           quality.vsBandwidth = round(percentile(latencies, 50) / floor, 2);
       }
