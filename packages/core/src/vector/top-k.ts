@@ -40,6 +40,9 @@ export function selectTopK(
     // strictly greater only. With a tie key, an equal score enters when its key is smaller.
     let threshold = heapScores[0]!;
     for (; i < count; i++) {
+      // Most entries are below the threshold: skip them in a loop of one comparison each.
+      i = nextAtLeast(scores, i, count, threshold);
+      if (i === count) break;
       const score = scores[i]!;
       if (!(score > threshold)) {
         if (tieKey === undefined || score !== threshold || !worse(heapScores[0]!, heapIndices[0]!, score, i))
@@ -61,6 +64,24 @@ export function selectTopK(
     siftDown(heapScores, heapIndices, end - 1, lastScore, lastIndex, worse);
   }
   return { indices, scores: result };
+}
+
+/**
+ * The first position from `from` whose score is at least `threshold` (NaN never is), or `count`.
+ * Float32Array, what the vector scans produce, gets a loop of its own so that its element loads
+ * stay monomorphic.
+ */
+function nextAtLeast(scores: ArrayLike<number>, from: number, count: number, threshold: number): number {
+  if (scores instanceof Float32Array) return nextAtLeastF32(scores, from, count, threshold);
+  let i = from;
+  while (i < count && !(scores[i]! >= threshold)) i++;
+  return i;
+}
+
+function nextAtLeastF32(scores: Float32Array, from: number, count: number, threshold: number): number {
+  let i = from;
+  while (i < count && !(scores[i]! >= threshold)) i++;
+  return i;
 }
 
 type Worse = (scoreA: number, indexA: number, scoreB: number, indexB: number) => boolean;
