@@ -147,7 +147,8 @@ function bandwidthProbe(bytesPerValue: 4 | 1, threads: 1 | 2 = 1): VectorSystem[
     const half = Math.floor(bytes / 128) * 64;
     const control = new Int32Array(new SharedArrayBuffer(8));
     const worker = new Worker(
-      `const { workerData: { module, memory, control, half, bytes } } = require('node:worker_threads');
+      `const { workerData: { module, memory, words, half, bytes } } = require('node:worker_threads');
+       const control = new Int32Array(words);
        const readAll = new WebAssembly.Instance(module, { env: { memory } }).exports.read_all;
        let seen = 0, sink = 0;
        for (;;) {
@@ -157,7 +158,7 @@ function bandwidthProbe(bytesPerValue: 4 | 1, threads: 1 | 2 = 1): VectorSystem[
          Atomics.store(control, 1, seen + (sink & 0));
          Atomics.notify(control, 1);
        }`,
-      { eval: true, workerData: { module, memory, control: control.buffer, half, bytes } },
+      { eval: true, workerData: { module, memory, words: control.buffer, half, bytes } },
     );
     worker.unref();
     probeWorkers.push(worker);
