@@ -5,6 +5,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createFileStorage } from '../collection/file-storage.js';
+import { openCollection } from '../collection/index.js';
 import { InvalidArgumentError } from '../errors/index.js';
 import type { Chunk } from '../model/index.js';
 import { gaussian, seededRandom } from './__tests__/clustered-data.js';
@@ -191,6 +193,37 @@ describe('scans split over worker threads', () => {
       stores.push(loaded);
       await warm(loaded, queries[0]!);
       expect(await hits(loaded, queries)).toEqual(await hits(threaded, queries));
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
+  });
+
+  it('reopens a collection whose store image is read straight into the shared memory', async () => {
+    const directory = await mkdtemp(join(tmpdir(), 'zerda-threads-collection-'));
+    try {
+      const texts = chunks(ROWS).map((chunk, row) => ({
+        ...chunk,
+        text: `word${row % 97} other${row % 13}`,
+      }));
+      const first = await openCollection({
+        store: new InMemoryVectorStore({ dimension: DIMENSION, threads: nodeScanThreads(2) }),
+        storage: createFileStorage(directory),
+      });
+      await first.add(texts, { embeddings: data });
+      // A snapshot, so the reopen reads the store's arena image rather than replaying a log.
+      await first.checkpoint();
+      await first.close();
+      const single = store({});
+      await single.add(chunks(ROWS), { embeddings: data });
+      const reopenedStore = store({ threads: nodeScanThreads(2) });
+      const reopened = await openCollection({ store: reopenedStore, storage: createFileStorage(directory) });
+      try {
+        expect(await reopened.count()).toBe(ROWS);
+        await warm(reopenedStore, queries[0]!);
+        expect(await hits(reopenedStore, queries)).toEqual(await hits(single, queries));
+      } finally {
+        await reopened.close();
+      }
     } finally {
       await rm(directory, { recursive: true, force: true });
     }
