@@ -291,6 +291,25 @@ describe('scans split over worker threads', () => {
     }
   });
 
+  it('scans alone, saying why, when the host cannot start a worker', async () => {
+    const refusing: ScanThreadHost = {
+      threads: 3,
+      start: () => {
+        throw new Error('workers are not allowed here');
+      },
+    };
+    const single = store({});
+    const threaded = store({ threads: refusing });
+    await single.add(chunks(ROWS), { embeddings: data });
+    await threaded.add(chunks(ROWS), { embeddings: data });
+    expect(await hits(threaded, queries)).toEqual(await hits(single, queries));
+    expect(threaded.stats().threads).toEqual({
+      threads: 1,
+      workerParts: 0,
+      failure: 'workers are not allowed here',
+    });
+  });
+
   it('refuses hosts it cannot use, saying why', () => {
     expect(() => nodeScanThreads(1)).toThrow(InvalidArgumentError);
     expect(() => nodeScanThreads(2.5)).toThrow(/integer from 2 to 256/);

@@ -183,7 +183,14 @@ export class ScanThreads {
     this.jobs = new Int32Array(host.threads - 1);
     for (let index = 0; index < host.threads - 1; index++) {
       const data: ScanWorkerData = { modules, memory, control, index };
-      this.workers.push(host.start(WORKER_SOURCE, data, (error) => this.fail(error)));
+      try {
+        this.workers.push(host.start(WORKER_SOURCE, data, (error) => this.fail(error)));
+      } catch (error) {
+        // A worker that cannot start (a Content-Security-Policy refusing blob: workers, a
+        // resource limit) leaves the store scanning on the caller's thread, saying why.
+        this.fail(error);
+        return;
+      }
     }
   }
 
