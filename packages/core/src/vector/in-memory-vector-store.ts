@@ -24,7 +24,7 @@ import {
   resolveIndexSetting,
   type VectorIndexSetting,
 } from './ivf-index.js';
-import { type KernelPreference, resolveKernelKind } from './kernels/kernels.js';
+import { type KernelPreference, resolveKernelKind, sharedKernelsSupported } from './kernels/kernels.js';
 import { checkScanThreadHost, type ScanThreadHost, type ScanThreadsState } from './kernels/scan-threads.js';
 import { selectTopK } from './top-k.js';
 import { VectorArena } from './vector-arena.js';
@@ -255,6 +255,12 @@ class InMemoryDriver implements VectorDriver<FilterInput> {
         throw new InvalidArgumentError({
           argument: 'threads',
           message: "scan threads need the WebAssembly kernels, and this store's are 'js'",
+        });
+      }
+      if (!sharedKernelsSupported()) {
+        throw new InvalidArgumentError({
+          argument: 'threads',
+          message: 'this runtime cannot share a WebAssembly memory between threads',
         });
       }
     }

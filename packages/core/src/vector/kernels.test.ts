@@ -1,11 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from './__tests__/clustered-data.js';
-import { createScanKernels, LinearMemory, resolveKernelKind, wasmSimdSupported } from './kernels/kernels.js';
+import {
+  createScanKernels,
+  LinearMemory,
+  resolveKernelKind,
+  sharedKernelsSupported,
+  wasmSimdSupported,
+} from './kernels/kernels.js';
 
 const dimensions = [
   1, 2, 3, 4, 5, 7, 8, 12, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, 383, 384, 385, 768, 1536,
 ];
-const kinds = ['wasm', 'js'] as const;
+// 'wasm-shared': the kernels compiled over a shared memory (for scans split over threads), which
+// wabt cannot validate: the runtime does, here, and they must give what the plain ones give.
+const kinds = ['wasm', 'wasm-shared', 'js'] as const;
 
 /** The reference: a plain dot product in float64. */
 function dot(a: ArrayLike<number>, b: ArrayLike<number>, length: number): number {
@@ -14,14 +22,17 @@ function dot(a: ArrayLike<number>, b: ArrayLike<number>, length: number): number
   return sum;
 }
 
-function setup(kind: 'wasm' | 'js', bytes: number) {
-  const memory = new LinearMemory(kind, bytes);
+function setup(kind: (typeof kinds)[number], bytes: number) {
+  const memory =
+    kind === 'wasm-shared' ? new LinearMemory('wasm', bytes, true) : new LinearMemory(kind, bytes);
   return { memory, kernels: createScanKernels(memory) };
 }
 
 describe('scan kernels', () => {
-  it('runs WebAssembly SIMD on Node 20', () => {
+  it('runs WebAssembly SIMD on Node 20, over plain and shared memories', () => {
     expect(wasmSimdSupported()).toBe(true);
+    expect(sharedKernelsSupported()).toBe(true);
+    expect(new LinearMemory('wasm', 64, true).buffer).toBeInstanceOf(SharedArrayBuffer);
     expect(resolveKernelKind('auto')).toBe('wasm');
     expect(resolveKernelKind('js')).toBe('js');
   });

@@ -162,6 +162,16 @@ export function createScanKernels(memory: LinearMemory, host?: ScanThreadHost): 
 
 type Kernel = (...args: number[]) => void;
 
+/** Whether this runtime compiles the kernels over a shared memory (WebAssembly threads). */
+export function sharedKernelsSupported(): boolean {
+  try {
+    kernelModules(true);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The kernel modules, over a plain or a shared memory. */
 function kernelModules(shared: boolean): KernelModules<object> {
   if (webAssembly === undefined) throw new Error('WebAssembly is not available');
