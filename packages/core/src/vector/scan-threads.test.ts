@@ -310,12 +310,31 @@ describe('scans split over worker threads', () => {
     });
   });
 
+  it('starts no worker for a host of one thread (a one-core machine)', async () => {
+    let started = 0;
+    const node = nodeScanThreads(1);
+    const counting: ScanThreadHost = {
+      threads: node.threads,
+      start: (source, data, onError) => {
+        started++;
+        return node.start(source, data, onError);
+      },
+    };
+    const single = store({});
+    const alone = store({ threads: counting });
+    await single.add(chunks(ROWS), { embeddings: data });
+    await alone.add(chunks(ROWS), { embeddings: data });
+    expect(await hits(alone, queries)).toEqual(await hits(single, queries));
+    expect(started).toBe(0);
+    expect(alone.stats().threads).toEqual({ threads: 1, workerParts: 0 });
+  });
+
   it('refuses hosts it cannot use, saying why', () => {
-    expect(() => nodeScanThreads(1)).toThrow(InvalidArgumentError);
-    expect(() => nodeScanThreads(2.5)).toThrow(/integer from 2 to 256/);
+    expect(() => nodeScanThreads(0)).toThrow(InvalidArgumentError);
+    expect(() => nodeScanThreads(2.5)).toThrow(/integer from 1 to 256/);
     expect(() => new InMemoryVectorStore({ threads: {} as ScanThreadHost })).toThrow(/scan thread host/);
     expect(
-      () => new InMemoryVectorStore({ threads: { threads: 1, start: () => ({ terminate() {} }) } }),
+      () => new InMemoryVectorStore({ threads: { threads: 0, start: () => ({ terminate() {} }) } }),
     ).toThrow(InvalidArgumentError);
     expect(() => new InMemoryVectorStore({ kernel: 'js', threads: nodeScanThreads(2) })).toThrow(
       /need the WebAssembly kernels/,

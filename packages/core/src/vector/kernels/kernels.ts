@@ -206,7 +206,7 @@ function createWasmKernels(
     dotI8All: i8.dot_i8_all as Kernel,
     dotI8List: i8.dot_i8_list as Kernel,
   };
-  if (!shared || host === undefined) return kernels;
+  if (!shared || host === undefined || host.threads < 2) return kernels;
   return { ...kernels, threads: new ScanThreads(host, [modules.f32, modules.i8], memory) };
 }
 

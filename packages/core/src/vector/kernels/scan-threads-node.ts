@@ -5,15 +5,16 @@ import type { ScanThreadHost } from './scan-threads.js';
 
 /**
  * A scan thread host on Node's `worker_threads`, for `InMemoryVectorStore({ threads })`: each full
- * scan is split over `threads` threads (default: the machine's available parallelism, at least 2),
+ * scan is split over `threads` threads (default: the machine's available parallelism; with 1, the
+ * caller's thread scans alone and no worker starts),
  * the caller's included. The workers are unreferenced, so they never keep a process alive.
  */
-export function nodeScanThreads(threads: number = Math.max(2, availableParallelism())): ScanThreadHost {
-  if (!Number.isInteger(threads) || threads < 2 || threads > 256) {
+export function nodeScanThreads(threads: number = availableParallelism()): ScanThreadHost {
+  if (!Number.isInteger(threads) || threads < 1 || threads > 256) {
     throw new InvalidArgumentError({
       argument: 'threads',
       value: threads,
-      message: "expected an integer from 2 to 256 (the caller's thread included)",
+      message: "expected an integer from 1 to 256 (the caller's thread included)",
     });
   }
   return {

@@ -19,7 +19,7 @@ interface WebGlobals {
 /**
  * A scan thread host on the web's dedicated workers (browsers, Deno, Bun), for
  * `InMemoryVectorStore({ threads })`: each full scan is split over `threads` threads (default:
- * `navigator.hardwareConcurrency`, at least 2), the caller's included. The workers run from a
+ * `navigator.hardwareConcurrency`; with 1, no worker starts), the caller's included. The workers run from a
  * blob URL, which a Content-Security-Policy must allow (`worker-src blob:`). Sharing the store's
  * memory needs `SharedArrayBuffer`, which a browser gives only to a cross-origin isolated page
  * (served with `Cross-Origin-Opener-Policy: same-origin` and `Cross-Origin-Embedder-Policy:
@@ -42,12 +42,12 @@ export function webScanThreads(threads?: number): ScanThreadHost {
         '(Cross-Origin-Opener-Policy: same-origin, Cross-Origin-Embedder-Policy: require-corp)',
     });
   }
-  const count = threads ?? Math.max(2, web.navigator?.hardwareConcurrency ?? 2);
-  if (!Number.isInteger(count) || count < 2 || count > 256) {
+  const count = threads ?? web.navigator?.hardwareConcurrency ?? 1;
+  if (!Number.isInteger(count) || count < 1 || count > 256) {
     throw new InvalidArgumentError({
       argument: 'threads',
       value: threads,
-      message: "expected an integer from 2 to 256 (the caller's thread included)",
+      message: "expected an integer from 1 to 256 (the caller's thread included)",
     });
   }
   return {

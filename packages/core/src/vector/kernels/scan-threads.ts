@@ -7,7 +7,7 @@ import type { WasmMemory } from './webassembly.js';
  * WebAssembly memory. Core starts its workers through this, so the main entry imports no runtime.
  */
 export interface ScanThreadHost {
-  /** Threads a scan is split over, the caller's own included: 2 or more. */
+  /** Threads a scan is split over, the caller's own included (1: no worker is started). */
   readonly threads: number;
   /**
    * Starts a worker running `source`: the body of a classic script in which `data` (structured
@@ -113,12 +113,12 @@ export function checkScanThreadHost(host: unknown, argument: string): asserts ho
     candidate === null ||
     typeof candidate.start !== 'function' ||
     !Number.isInteger(candidate.threads) ||
-    (candidate.threads as number) < 2
+    (candidate.threads as number) < 1
   ) {
     throw new InvalidArgumentError({
       argument,
       value: host,
-      message: 'expected a scan thread host: { threads: an integer >= 2, start(source, data, onError) }',
+      message: 'expected a scan thread host: { threads: an integer >= 1, start(source, data, onError) }',
     });
   }
   if (!sharedMemorySupported()) {
