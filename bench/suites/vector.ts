@@ -45,6 +45,8 @@ interface BuiltSystem {
   bytesPerVector?: number;
   /** Bytes in a shared WebAssembly memory, which `process.memoryUsage()` does not count. */
   sharedBytes?: number;
+  /** Stops what the system started (scan workers), once it has been timed. */
+  close?(): Promise<void>;
 }
 
 interface VectorSystem {
@@ -72,6 +74,7 @@ function zerda(settings: InMemoryVectorStoreSettings): VectorSystem['build'] {
       // A threaded store's scan memory is shared; its norms (8 bytes a row) are a plain array,
       // already counted.
       sharedBytes: settings.threads === undefined ? 0 : store.stats().vectorBytes - 8 * ids.length,
+      close: () => store.close(),
     };
   };
 }
@@ -161,9 +164,12 @@ function bandwidthProbe(bytesPerValue: 4 | 1, threads: 1 | 2 = 1): VectorSystem[
       { eval: true, workerData: { module, memory, words: control.buffer, half, bytes } },
     );
     worker.unref();
-    probeWorkers.push(worker);
     let request = 0;
     return {
+      sharedBytes: initial * 65_536,
+      close: async () => {
+        await worker.terminate();
+      },
       search() {
         request++;
         Atomics.store(control, 0, request);
@@ -175,9 +181,6 @@ function bandwidthProbe(bytesPerValue: 4 | 1, threads: 1 | 2 = 1): VectorSystem[
     };
   };
 }
-
-/** The two-thread probes' workers, stopped after each size. */
-const probeWorkers: Worker[] = [];
 
 const systems: VectorSystem[] = [
   {
@@ -341,7 +344,7 @@ async function run({ sizes, queries: queryCount, skip, log }: BenchSuiteOptions)
       );
     }
     await timeInterleaved(contenders, data.queries, { budgetMs: QUERY_BUDGET_MS, minQueries: MIN_QUERIES });
-    for (const worker of probeWorkers.splice(0)) await worker.terminate();
+    for (const { built } of contenders) await built.close?.();
     // The float64 scan when it ran, else another exact system (when the slow ones are skipped).
     const referenceSystem = REFERENCE_ORDER.map((name) =>
       contenders.find((contender) => contender.system.name === name),
