@@ -5,9 +5,9 @@ import type { ScanThreadHost } from './scan-threads.js';
 
 /**
  * A scan thread host on Node's `worker_threads`, for `InMemoryVectorStore({ threads })`: each full
- * scan is split over `threads` threads (default: the machine's available parallelism; with 1, the
- * caller's thread scans alone and no worker starts),
- * the caller's included. The workers are unreferenced, so they never keep a process alive.
+ * scan is split over `threads` threads, the caller's included (default: the machine's available
+ * parallelism; with 1, no worker starts). The workers are unreferenced, so they never keep a
+ * process alive.
  */
 export function nodeScanThreads(threads: number = availableParallelism()): ScanThreadHost {
   if (!Number.isInteger(threads) || threads < 1 || threads > 256) {

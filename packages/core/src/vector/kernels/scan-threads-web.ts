@@ -61,8 +61,9 @@ export function webScanThreads(threads?: number): ScanThreadHost {
         // A module worker: the one kind every web runtime (Deno included) starts.
         worker = new Worker(url, { name: 'zerda-scan', type: 'module' });
       } finally {
-        // The worker has fetched (or failed to fetch) its script by the time it runs.
-        setTimeout(() => URL.revokeObjectURL(url), 60_000);
+        // The constructor has resolved the URL to its blob, so it can go now (no timer is left
+        // to keep a Deno or Bun process alive).
+        URL.revokeObjectURL(url);
       }
       worker.addEventListener('error', (event) =>
         onError(new Error(event.message ?? 'a scan worker failed')),
