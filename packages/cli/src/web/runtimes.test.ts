@@ -1,6 +1,4 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withChromium } from '../test-chromium.js';
 import { bundleForBrowser } from './bundle.js';
 import { runScenario, type ScenarioResult } from './demo-app.js';
+import { type PageServer, pageOutcome, servePage } from './test-page-server.js';
 
 /*
  * The same application (index the sample, keyword / vector / hybrid retrieval with filters, rerank,
@@ -18,43 +17,23 @@ import { runScenario, type ScenarioResult } from './demo-app.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 let work: string;
-let server: Server;
+let server: PageServer | undefined;
 let origin: string;
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'zerda-runtimes-'));
   await bundleForBrowser({ entry: join(here, 'browser-entry.ts'), outDir: work, name: 'app' });
   await bundleForBrowser({ entry: join(here, 'edge-entry.ts'), outDir: work, name: 'edge', format: 'iife' });
-  const page =
-    '<!doctype html><meta charset="utf-8"><title>zerda runtime test</title><link rel="icon" href="data:,"><script type="module" src="/app.js"></script>';
-  server = createServer(async (request, response) => {
-    const path = new URL(request.url ?? '/', 'http://localhost').pathname;
-    if (path === '/app.js') {
-      response.writeHead(200, { 'content-type': 'text/javascript' });
-      response.end(await readFile(join(work, 'app.js')));
-    } else if (path === '/') {
-      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      response.end(page);
-    } else {
-      response.writeHead(404).end();
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  server = await servePage({ script: join(work, 'app.js'), title: 'zerda runtime test' });
+  origin = server.origin;
 }, 120_000);
 
 afterAll(async () => {
-  await new Promise<void>((resolve) => server?.close(() => resolve()));
+  await server?.close();
   if (work) await rm(work, { recursive: true, force: true });
 });
 
-async function pageResult(evaluate: <T>(expression: string) => Promise<T>): Promise<ScenarioResult> {
-  const outcome = await evaluate<{ ok: boolean; result?: ScenarioResult; error?: string }>(
-    'globalThis.__zerda',
-  );
-  if (!outcome.ok) throw new Error(`the page failed: ${outcome.error}`);
-  return outcome.result as ScenarioResult;
-}
+const pageResult = (evaluate: <T>(expression: string) => Promise<T>) => pageOutcome<ScenarioResult>(evaluate);
 
 describe('the same application in Node and in Chromium', () => {
   it('gives the same hits, on the WebAssembly SIMD kernel, with no outside request, and persists across a reload', {

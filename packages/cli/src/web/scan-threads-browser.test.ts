@@ -1,12 +1,11 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withChromium } from '../test-chromium.js';
 import { bundleForBrowser } from './bundle.js';
+import { type PageServer, pageOutcome, servePage } from './test-page-server.js';
 
 /*
  * The in-memory store's scans split over a web worker (`webScanThreads`), in real headless
@@ -18,48 +17,32 @@ import { bundleForBrowser } from './bundle.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 let work: string;
-let server: Server;
+let server: PageServer | undefined;
 let origin: string;
-
-const ISOLATION = {
-  'cross-origin-opener-policy': 'same-origin',
-  'cross-origin-embedder-policy': 'require-corp',
-};
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'zerda-scan-threads-'));
   await bundleForBrowser({ entry: join(here, 'scan-threads-entry.ts'), outDir: work, name: 'app' });
-  const page =
-    '<!doctype html><meta charset="utf-8"><title>zerda scan threads</title><link rel="icon" href="data:,"><script type="module" src="/app.js"></script>';
-  server = createServer(async (request, response) => {
-    const path = new URL(request.url ?? '/', 'http://localhost').pathname;
-    const headers = path.startsWith('/isolated') ? ISOLATION : {};
-    if (path.endsWith('/app.js')) {
-      response.writeHead(200, { 'content-type': 'text/javascript', ...headers });
-      response.end(await readFile(join(work, 'app.js')));
-    } else if (path === '/isolated/' || path === '/plain/') {
-      response.writeHead(200, { 'content-type': 'text/html; charset=utf-8', ...headers });
-      response.end(page);
-    } else {
-      response.writeHead(404).end();
-    }
+  server = await servePage({
+    script: join(work, 'app.js'),
+    title: 'zerda scan threads',
+    pages: ['/isolated/', '/plain/'],
+    // The isolated page only: its script is same-origin, which require-corp allows as it is.
+    headers: (path): Record<string, string> =>
+      path === '/isolated/'
+        ? { 'cross-origin-opener-policy': 'same-origin', 'cross-origin-embedder-policy': 'require-corp' }
+        : {},
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  origin = server.origin;
 }, 120_000);
 
 afterAll(async () => {
-  await new Promise<void>((resolve) => server?.close(() => resolve()));
+  await server?.close();
   if (work) await rm(work, { recursive: true, force: true });
 });
 
-async function outcome(evaluate: <T>(expression: string) => Promise<T>): Promise<Record<string, unknown>> {
-  const result = await evaluate<{ ok: boolean; result?: Record<string, unknown>; error?: string }>(
-    'globalThis.__zerda',
-  );
-  if (!result.ok) throw new Error(`the page failed: ${result.error}`);
-  return result.result as Record<string, unknown>;
-}
+const outcome = (evaluate: <T>(expression: string) => Promise<T>) =>
+  pageOutcome<Record<string, unknown>>(evaluate);
 
 describe('scans split over web workers in Chromium', () => {
   it('give the main thread’s hits on an isolated page, and are refused with a reason elsewhere', {

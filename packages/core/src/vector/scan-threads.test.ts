@@ -80,15 +80,21 @@ describe('scans split over worker threads', () => {
   const more = vectors(ROWS, 2);
   const queries = vectors(12, 3);
   const quantizations: VectorQuantization[] = ['int8', 'none', 'int8-only'];
+
+  /** A store that scans on one thread and one whose scans `threads` splits, both holding the rows. */
+  async function filledPair(threads: ScanThreadHost, settings: InMemoryVectorStoreSettings = {}) {
+    const single = store(settings);
+    const threaded = store({ ...settings, threads });
+    await single.add(chunks(ROWS), { embeddings: data });
+    await threaded.add(chunks(ROWS), { embeddings: data });
+    return { single, threaded };
+  }
   const metrics: DistanceMetric[] = ['cosine', 'dot', 'l2'];
 
   for (const quantization of quantizations) {
     for (const metric of metrics) {
       it(`gives the single thread's hits and scores (${quantization}, ${metric}), also after the memory grows`, async () => {
-        const single = store({ quantization, metric });
-        const threaded = store({ quantization, metric, threads: nodeScanThreads(2) });
-        await single.add(chunks(ROWS), { embeddings: data });
-        await threaded.add(chunks(ROWS), { embeddings: data });
+        const { single, threaded } = await filledPair(nodeScanThreads(2), { quantization, metric });
         await warm(threaded, queries[0]!);
         const before = threaded.stats().threads.workerParts;
         expect(await hits(threaded, queries)).toEqual(await hits(single, queries));
@@ -122,10 +128,7 @@ describe('scans split over worker threads', () => {
   });
 
   it('serves concurrent searches one split scan at a time', async () => {
-    const single = store({});
-    const threaded = store({ threads: nodeScanThreads(2) });
-    await single.add(chunks(ROWS), { embeddings: data });
-    await threaded.add(chunks(ROWS), { embeddings: data });
+    const { single, threaded } = await filledPair(nodeScanThreads(2));
     await warm(threaded, queries[0]!);
     // All at once: each search waits for the split scan before it to finish.
     const together = await Promise.all(queries.map((query) => threaded.search(query, { topK: 10 })));
@@ -150,10 +153,7 @@ describe('scans split over worker threads', () => {
           onError,
         ),
     };
-    const single = store({});
-    const threaded = store({ threads: slow });
-    await single.add(chunks(ROWS), { embeddings: data });
-    await threaded.add(chunks(ROWS), { embeddings: data });
+    const { single, threaded } = await filledPair(slow);
     await warm(threaded, queries[0]!);
     const expectedBefore = await hits(single, queries.slice(0, 1), 30);
     const inFlight = threaded.search(queries[0]!, { topK: 30 });
@@ -171,10 +171,7 @@ describe('scans split over worker threads', () => {
   });
 
   it('splits over three threads', async () => {
-    const single = store({ quantization: 'none' });
-    const threaded = store({ quantization: 'none', threads: nodeScanThreads(3) });
-    await single.add(chunks(ROWS), { embeddings: data });
-    await threaded.add(chunks(ROWS), { embeddings: data });
+    const { single, threaded } = await filledPair(nodeScanThreads(3), { quantization: 'none' });
     await until(async () => {
       await threaded.search(queries[0]!, { topK: 1 });
       return threaded.stats().threads.workerParts >= 2;
@@ -230,10 +227,7 @@ describe('scans split over worker threads', () => {
   });
 
   it('scans on the caller thread once closed, with the same results', async () => {
-    const single = store({});
-    const threaded = store({ threads: nodeScanThreads(2) });
-    await single.add(chunks(ROWS), { embeddings: data });
-    await threaded.add(chunks(ROWS), { embeddings: data });
+    const { single, threaded } = await filledPair(nodeScanThreads(2));
     await warm(threaded, queries[0]!);
     await threaded.close();
     const parts = threaded.stats().threads.workerParts;
@@ -248,10 +242,7 @@ describe('scans split over worker threads', () => {
       start: (source, data, onError) =>
         node.start(`throw new Error('no kernels here');\n${source}`, data, onError),
     };
-    const single = store({});
-    const threaded = store({ threads: failing });
-    await single.add(chunks(ROWS), { embeddings: data });
-    await threaded.add(chunks(ROWS), { embeddings: data });
+    const { single, threaded } = await filledPair(failing);
     await until(() => threaded.stats().threads.failure !== undefined, 'the failure');
     expect(threaded.stats().threads).toEqual({ threads: 1, workerParts: 0, failure: 'no kernels here' });
     expect(await hits(threaded, queries)).toEqual(await hits(single, queries));
@@ -298,10 +289,7 @@ describe('scans split over worker threads', () => {
         throw new Error('workers are not allowed here');
       },
     };
-    const single = store({});
-    const threaded = store({ threads: refusing });
-    await single.add(chunks(ROWS), { embeddings: data });
-    await threaded.add(chunks(ROWS), { embeddings: data });
+    const { single, threaded } = await filledPair(refusing);
     expect(await hits(threaded, queries)).toEqual(await hits(single, queries));
     expect(threaded.stats().threads).toEqual({
       threads: 1,
@@ -320,10 +308,7 @@ describe('scans split over worker threads', () => {
         return node.start(source, data, onError);
       },
     };
-    const single = store({});
-    const alone = store({ threads: counting });
-    await single.add(chunks(ROWS), { embeddings: data });
-    await alone.add(chunks(ROWS), { embeddings: data });
+    const { single, threaded: alone } = await filledPair(counting);
     expect(await hits(alone, queries)).toEqual(await hits(single, queries));
     expect(started).toBe(0);
     expect(alone.stats().threads).toEqual({ threads: 1, workerParts: 0 });

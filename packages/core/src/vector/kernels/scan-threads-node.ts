@@ -1,7 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { InvalidArgumentError } from '../../errors/index.js';
-import type { ScanThreadHost } from './scan-threads.js';
+import { checkThreadCount, type ScanThreadHost } from './scan-threads.js';
 
 /**
  * A scan thread host on Node's `worker_threads`, for `InMemoryVectorStore({ threads })`: each full
@@ -10,13 +9,7 @@ import type { ScanThreadHost } from './scan-threads.js';
  * process alive.
  */
 export function nodeScanThreads(threads: number = availableParallelism()): ScanThreadHost {
-  if (!Number.isInteger(threads) || threads < 1 || threads > 256) {
-    throw new InvalidArgumentError({
-      argument: 'threads',
-      value: threads,
-      message: "expected an integer from 1 to 256 (the caller's thread included)",
-    });
-  }
+  checkThreadCount(threads);
   return {
     threads,
     start(source, data, onError) {

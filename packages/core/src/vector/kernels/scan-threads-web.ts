@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from '../../errors/index.js';
-import type { ScanThreadHost } from './scan-threads.js';
+import { checkThreadCount, type ScanThreadHost } from './scan-threads.js';
 
 /** The part of the web's Worker API the host uses (core's TypeScript configuration has no DOM library). */
 interface WebWorker {
@@ -43,13 +43,7 @@ export function webScanThreads(threads?: number): ScanThreadHost {
     });
   }
   const count = threads ?? web.navigator?.hardwareConcurrency ?? 1;
-  if (!Number.isInteger(count) || count < 1 || count > 256) {
-    throw new InvalidArgumentError({
-      argument: 'threads',
-      value: threads,
-      message: "expected an integer from 1 to 256 (the caller's thread included)",
-    });
-  }
+  checkThreadCount(count);
   return {
     threads: count,
     start(source, data, onError) {

@@ -105,6 +105,17 @@ export function sharedMemorySupported(): boolean {
   return typeof SharedArrayBuffer === 'function' && typeof Atomics === 'object';
 }
 
+/** Checks the thread count asked of a host (`nodeScanThreads`, `webScanThreads`): 1 to 256, the caller's included. */
+export function checkThreadCount(threads: number): void {
+  if (!Number.isInteger(threads) || threads < 1 || threads > 256) {
+    throw new InvalidArgumentError({
+      argument: 'threads',
+      value: threads,
+      message: "expected an integer from 1 to 256 (the caller's thread included)",
+    });
+  }
+}
+
 /** Checks a host given in settings; a bad one is an InvalidArgumentError naming `argument`. */
 export function checkScanThreadHost(host: unknown, argument: string): asserts host is ScanThreadHost {
   const candidate = host as Partial<ScanThreadHost> | null;
