@@ -70,6 +70,8 @@ export interface QueryLoopResult<R> {
   qps: number;
   /** How many queries were timed, and whether the budget cut the list short. */
   timed: number;
+  /** How many warm-up queries ran (fewer than asked when the budget's quarter ran out). */
+  warmedUp: number;
   truncated: boolean;
 }
 
@@ -90,8 +92,9 @@ export async function runQueries<R>(
     warmupQueries.length,
   );
   const started = performance.now();
-  for (let i = 0; i < warmup; i++) {
-    await search(warmupQueries[i] as string);
+  let warmedUp = 0;
+  while (warmedUp < warmup) {
+    await search(warmupQueries[warmedUp++] as string);
     if (performance.now() - started > budget / 4) break;
   }
   const results: R[] = [];
@@ -112,6 +115,7 @@ export async function runQueries<R>(
     p99: percentile(latencies, 99),
     qps: latencies.length / (elapsed / 1000),
     timed: latencies.length,
+    warmedUp,
     truncated: latencies.length < queries.length,
   };
 }

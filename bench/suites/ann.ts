@@ -221,20 +221,18 @@ async function faissHnsw(
   const directory = await mkdtemp(join(tmpdir(), 'zerda-bench-ann-faiss-'));
   try {
     const { buildMs, memoryBytes } = await buildAndSaveFaiss(faiss, data, size, directory, log);
-    // The built index (native) goes before the first load reads another copy.
-    await settledBytes();
     const timed: Variant[] = [];
     // One loaded copy at a time (a million-vector index is 1.7 GB): the efSearch values are
     // timed one after the other, not interleaved. faiss-node's memory is native and invisible
-    // to V8, so a dropped index is freed only when a collection happens to run: one runs between
-    // loads.
+    // to V8, so a dropped index (the built one, then each loaded one) is freed only when a
+    // collection happens to run: one runs before each load.
     for (const efSearch of EF_SEARCH) {
+      await settledBytes();
       const store = await faiss.loadFaissStore(directory, { hnsw: { efSearch } });
       const [variant] = variants([efSearch], 'ef', faissSearch(store));
       await time([variant!], data.queries);
       timed.push(variant!);
       await store.close();
-      await settledBytes();
     }
     return {
       system: 'faiss hnsw',

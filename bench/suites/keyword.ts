@@ -188,12 +188,17 @@ function bestOfPasses(
   return { bestP50Ms: percentile(best, 50), bestP99Ms: percentile(best, 99) };
 }
 
+/** The timed queries, and the warm-up queries: as many, drawn alike, none of them timed. */
+interface QuerySets {
+  queries: string[];
+  warmupQueries: string[];
+}
+
 /** Measures Zerda (pushing its rows) and returns its exhaustive top 10 of every query and its posting count. */
 async function runZerda(
   size: number,
   documents: SyntheticDocument[],
-  queries: string[],
-  warmupQueries: string[],
+  { queries, warmupQueries }: QuerySets,
   options: BenchSuiteOptions,
   rows: BenchRow[],
 ): Promise<{ reference: string[][]; postings: number }> {
@@ -264,7 +269,7 @@ async function runZerda(
     });
   }
   log(
-    `  zerda: p50 ${pruned.p50.toFixed(2)} ms, p99 ${pruned.p99.toFixed(2)} ms (cpu p50 ${prunedCost.cpuP50Ms.toFixed(2)} ms, p99 ${prunedCost.cpuP99Ms.toFixed(2)} ms; best of ${BEST_OF_PASSES} per query p50 ${prunedBest.bestP50Ms.toFixed(2)} ms, p99 ${prunedBest.bestP99Ms.toFixed(2)} ms; ${prunedCost.allocatedBytes} B allocated per query; exhaustive p50 ${exhaustive.p50.toFixed(2)} ms; the first ${firstRuns.timed} queries after the build p50 ${firstRuns.p50.toFixed(2)} ms, p99 ${firstRuns.p99.toFixed(2)} ms) over ${pruned.timed} queries after ${Math.min(warmupQueries.length, pruned.timed)} warm-up queries`,
+    `  zerda: p50 ${pruned.p50.toFixed(2)} ms, p99 ${pruned.p99.toFixed(2)} ms (cpu p50 ${prunedCost.cpuP50Ms.toFixed(2)} ms, p99 ${prunedCost.cpuP99Ms.toFixed(2)} ms; best of ${BEST_OF_PASSES} per query p50 ${prunedBest.bestP50Ms.toFixed(2)} ms, p99 ${prunedBest.bestP99Ms.toFixed(2)} ms; ${prunedCost.allocatedBytes} B allocated per query; exhaustive p50 ${exhaustive.p50.toFixed(2)} ms; the first ${firstRuns.timed} queries after the build p50 ${firstRuns.p50.toFixed(2)} ms, p99 ${firstRuns.p99.toFixed(2)} ms) over ${pruned.timed} queries after ${pruned.warmedUp} warm-up queries`,
   );
 
   // The same corpus through Zerda's full default analysis (Unicode tokens, stop words, stemming),
@@ -319,15 +324,14 @@ async function runSize(
   );
 
   // Zerda first: its exhaustive search is the reference every overlap is measured against.
-  const { reference, postings } = await runZerda(size, documents, queries, warmupQueries, options, rows);
+  const querySets: QuerySets = { queries, warmupQueries };
+  const { reference, postings } = await runZerda(size, documents, querySets, options, rows);
 
   for (const system of competitors) {
     if (options.skip.includes(system.name)) continue;
     // One function call per system: when it returns, nothing of the system stays reachable
     // (an async function's frame can keep a loop variable alive), so memory is measured alone.
-    rows.push(
-      await runCompetitor(system, size, documents, { queries, warmupQueries }, reference, postings, options),
-    );
+    rows.push(await runCompetitor(system, size, documents, querySets, reference, postings, options));
     collectGarbage();
   }
   return rows;
@@ -337,7 +341,7 @@ async function runCompetitor(
   system: KeywordSystem,
   size: number,
   documents: SyntheticDocument[],
-  { queries, warmupQueries }: { queries: string[]; warmupQueries: string[] },
+  { queries, warmupQueries }: QuerySets,
   reference: string[][],
   postings: number,
   { log }: BenchSuiteOptions,
