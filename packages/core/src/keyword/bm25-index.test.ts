@@ -199,6 +199,59 @@ describe('BM25Index', () => {
     expect(reasons[2]).toContain('duplicate id');
   });
 
+  it('scores exactly as textbook BM25 a batch with documents of no terms and one longer than a build chunk', () => {
+    const long = Array.from({ length: 70_000 }, (_, i) => `w${i % 3 === 0 ? 1 : i}`).join(' ');
+    const documents = [
+      { id: 'empty-first', text: 'the' },
+      ...zipfCorpus(13, 30),
+      { id: 'empty-middle', text: '' },
+      { id: 'long', text: long },
+      ...zipfCorpus(14, 30).map((d) => ({ id: `${d.id}-b`, text: d.text })),
+      { id: 'empty-last', text: 'the the' },
+    ];
+    const index = new BM25Index({ analyzer: whitespace, k1: 1.2, b: 0.75 });
+    index.add(documents);
+    expect(index.size).toBe(documents.length);
+    for (const query of [...queries(15, 30), 'w1 w69998', 'w3 w5']) {
+      const reference = referenceBm25(documents, query, 1.2, 0.75);
+      const hits = index.search(query, 100, { exhaustive: true });
+      expect(hits.length).toBe(reference.size);
+      for (const hit of hits) expect(hit.score).toBeCloseTo(reference.get(hit.id) as number, 9);
+      expect(index.search(query, 10)).toEqual(hits.slice(0, 10));
+    }
+  });
+
+  it('is left as it was by an analyser that fails part-way through a batch, and builds the next batch as from scratch', () => {
+    const failing: Analyzer = {
+      name: 'test-failing',
+      analyze: (text) => {
+        if (text.includes('boom')) throw new Error('analyser failed');
+        return whitespace.analyze(text);
+      },
+    };
+    const documents = zipfCorpus(11, 200);
+    const index = new BM25Index({ analyzer: failing });
+    index.add(documents.slice(0, 50));
+    const before = index.search('w1 w2 w7', 20);
+    // The failing batch's first documents share terms with the next batch's, at the same slots.
+    const failed = [...documents.slice(50, 120), { id: 'bad', text: 'w1 boom' }];
+    expect(() => index.add(failed)).toThrow('analyser failed');
+    expect(index.size).toBe(50);
+    expect(index.search('w1 w2 w7', 20)).toEqual(before);
+
+    index.add(documents.slice(50));
+    const fresh = new BM25Index({ analyzer: whitespace });
+    fresh.add(documents);
+    expect(index.stats().postings).toBe(fresh.stats().postings);
+    for (const query of queries(12, 40)) {
+      expectSameHits(
+        index.search(query, 30, { exhaustive: true }),
+        fresh.search(query, 30, { exhaustive: true }),
+      );
+      expectSameHits(index.search(query, 10), fresh.search(query, 10));
+    }
+  });
+
   it('refuses k that is not a positive integer, and bad settings', () => {
     const index = new BM25Index({ analyzer: whitespace });
     index.add([{ id: 'a', text: 'alpha' }]);

@@ -6,16 +6,15 @@ import { ensureCapacity } from '../util/growable.js';
 import { type BM25Snapshot, type DecodeOptions, decodeSnapshot, encodeSnapshot } from './bm25-format.js';
 import { type QueryTerms, ScoringScratch, type ScoringView, scoreTopK } from './scorer.js';
 import {
-  type AnalysedBatch,
   BuildScratch,
   buildBlocks,
-  buildSegment,
   findSegment,
   forwardIndex,
   mergeSegments,
   type NormParts,
   type PostingBlocks,
   type Segment,
+  SegmentBuilder,
 } from './segment.js';
 
 export interface BM25Options {
@@ -100,6 +99,8 @@ export class BM25Index {
   private stringKeys: StringTermKeys | undefined;
   private idOfKey = new Int32Array(0);
   private keySpace = 0;
+  /** The term ids of the document being added, reused from one document to the next. */
+  private docTermIds = new Uint32Array(256);
   private readonly scoringScratch = new ScoringScratch();
   /** What queries read, rebuilt with the norms after every write. */
   private view: ScoringView | undefined;
@@ -148,20 +149,29 @@ export class BM25Index {
     if (batch.length === 0) return;
     // Analyse before touching documents or postings, so that a failure leaves the index as it was
     // (new vocabulary entries are harmless: a term no live document holds is never scored). Term
-    // strings are turned into ids document by document, so the batch's strings never pile up; the
-    // ids go one after another into one typed array, not an array per document.
-    const analysed: AnalysedBatch = { ids: new Uint32Array(1024), starts: new Uint32Array(batch.length + 1) };
-    for (let i = 0; i < batch.length; i++) this.appendTermIds((batch[i] as BM25Document).text, analysed, i);
+    // strings are turned into ids document by document, and each document's distinct terms go
+    // straight into the segment being built: the batch's strings and token ids never pile up.
+    const builder = new SegmentBuilder(this.slotCount, batch.length, this.buildScratch);
+    try {
+      for (const document of batch) {
+        const tokenCount = this.analyseTermIds(document.text);
+        builder.addDocument(this.docTermIds, tokenCount, this.terms.length);
+      }
+    } catch (error) {
+      builder.abandon();
+      throw error;
+    }
 
     const replaced = batch.filter((document) => this.slotOf.has(document.id)).map((document) => document.id);
+    // Not compacted: that would renumber the slots the builder numbered its documents from.
     if (replaced.length > 0) this.remove(replaced, { compact: false });
 
-    const docStart = this.slotCount;
+    const docStart = builder.docStart;
     this.ensureDocCapacity(docStart + batch.length);
     for (let i = 0; i < batch.length; i++) {
       const slot = docStart + i;
       const id = (batch[i] as BM25Document).id;
-      const length = (analysed.starts[i + 1] as number) - (analysed.starts[i] as number);
+      const length = builder.lengths[i] as number;
       this.ids[slot] = id;
       this.slotOf.set(id, slot);
       this.lengths[slot] = length;
@@ -170,11 +180,7 @@ export class BM25Index {
     this.slotCount += batch.length;
     this.liveCount += batch.length;
 
-    const segment = buildSegment(
-      docStart,
-      analysed,
-      this.terms.length,
-      this.buildScratch,
+    const segment = builder.finish(
       this.lengths,
       // Already sized to the vocabulary by termId.
       { documentFrequency: this.documentFrequency, maxTf: this.maxTf, minLength: this.minLength },
@@ -335,13 +341,11 @@ export class BM25Index {
   }
 
   /**
-   * Reads an index written by `serialize`. The analyser must be the one the index was built with
-   * (compared by name): a different one would silently mismatch query and index terms.
-   */
-  /**
-   * An index from `serialize`'s bytes. `adopt`: the bytes are given to the index, which keeps views
-   * into them rather than copies (never for bytes anything else still uses). `verified`: they were
-   * checked against a checksum already (a collection storage's), so the file's own is not checked.
+   * An index from `serialize`'s bytes. The analyser must be the one the index was built with
+   * (compared by name): a different one would silently mismatch query and index terms. `adopt`: the
+   * bytes are given to the index, which keeps views into them rather than copies (never for bytes
+   * anything else still uses). `verified`: they were checked against a checksum already (a
+   * collection storage's), so the file's own is not checked.
    */
   static deserialize(
     bytes: Uint8Array,
@@ -540,10 +544,12 @@ export class BM25Index {
     return { lengthFree: this.k1 * (1 - this.b), perLength: (this.k1 * this.b) / this.averageLength() };
   }
 
-  /** Appends the term ids of a text as document `doc` of `batch`, adding new terms to the vocabulary. */
-  private appendTermIds(text: string, batch: AnalysedBatch, doc: number): void {
+  /**
+   * Analyses a text into `docTermIds` (its tokens' term ids, in order), adding new terms to the
+   * vocabulary; returns how many tokens it has.
+   */
+  private analyseTermIds(text: string): number {
     const analyzer = this.analyzer;
-    const start = batch.starts[doc] as number;
     // The analyser's keys (or, for an analyser with only `analyze`, keys given to its terms here)
     // are mapped to term ids by an array: no string is made or hashed in a Map per token.
     const out = this.termKeys;
@@ -559,8 +565,8 @@ export class BM25Index {
     }
     const count = out.count;
     const keys = out.keys;
-    batch.ids = ensureCapacity(batch.ids, start + count);
-    const ids = batch.ids;
+    if (this.docTermIds.length < count) this.docTermIds = new Uint32Array(count * 2);
+    const ids = this.docTermIds;
     let idOfKey = this.idOfKey;
     for (let i = 0; i < count; i++) {
       const key = keys[i] as number;
@@ -573,9 +579,9 @@ export class BM25Index {
         id = this.termId(out.term(key));
         idOfKey[key] = id + 1;
       }
-      ids[start + i] = id;
+      ids[i] = id;
     }
-    batch.starts[doc + 1] = start + count;
+    return count;
   }
 
   /** The id of `term`, which is added to the vocabulary if new. */

@@ -203,9 +203,10 @@ export interface TermStatistics {
  */
 export class BuildScratch {
   /**
-   * Term t: at [2t] the last document slot in which it was seen (slots are never reused, so no
-   * reset), at [2t + 1] its place in the forward index, then its write cursor. Side by side,
-   * since each token reads both: one memory access rather than two.
+   * Term t: at [2t] the last document slot in which it was seen (a finished build's slots are
+   * never reused, so no reset; an abandoned one's are reset), at [2t + 1] its place in the
+   * builder's chunk, then its write cursor. Side by side, since each token reads both: one memory
+   * access rather than two.
    */
   seen = new Int32Array(0);
   count = new Uint32Array(0);
@@ -224,104 +225,176 @@ export class BuildScratch {
   }
 }
 
-/** The analysed documents of a batch as term ids one after another: document i's at ids[starts[i] .. starts[i + 1]). */
-export interface AnalysedBatch {
-  ids: Uint32Array;
-  starts: Uint32Array;
-}
+/** Forward entries in a builder's first chunk; later chunks double up to `MAX_CHUNK`. */
+const FIRST_CHUNK = 1024;
+/** Forward entries per chunk at most (256 KiB of term ids), unless one document needs more. */
+const MAX_CHUNK = 1 << 16;
 
 /**
- * Builds a segment from analysed documents (numbered from docStart in order) by counting sort:
- * two passes, no per-term arrays. Reports each term's largest tf and the shortest length of a
- * document holding it.
+ * Builds one segment from documents numbered from `docStart` in order, given one at a time as
+ * term ids. Each document's distinct terms and their frequencies (its forward entries) are
+ * counted straight into chunks as it arrives, so a batch's token ids are never held together and
+ * nothing is copied to grow: fresh memory is what a large build spends its time on. `finish` then
+ * lays the postings out term-major by counting sort. Until `finish` no index state is touched,
+ * only the scratch, which `abandon` restores: a batch whose analysis fails changes nothing.
  */
-export function buildSegment(
-  docStart: number,
-  batch: AnalysedBatch,
-  termCount: number,
-  scratch: BuildScratch,
-  /** Document lengths by document number (those of this batch already set). */
-  lengths: Uint32Array,
-  /** Per-term statistics, updated in place (sized to the vocabulary). */
-  stats: TermStatistics,
-  /** The norms (at the current average length) the block bounds are taken at. */
-  norms: NormParts,
-): Segment {
-  const { documentFrequency, maxTf, minLength } = stats;
-  scratch.ensure(termCount);
-  const { seen, count } = scratch;
-  const { ids, starts } = batch;
-  const docCount = starts.length - 1;
-  // Pass 1: distinct terms and their frequencies per document (the forward index). No document
-  // has more distinct terms than tokens, so the batch's token count bounds its size.
-  const tokenCount = starts[docCount] as number;
-  const fwdTerms = new Uint32Array(tokenCount);
-  const fwdTfs = new Uint16Array(tokenCount);
-  const fwdStart = new Uint32Array(docCount + 1);
-  const batchTerms: number[] = [];
-  let fwdLength = 0;
-  for (let local = 0; local < docCount; local++) {
-    const doc = docStart + local;
-    const end = starts[local + 1] as number;
-    for (let i = starts[local] as number; i < end; i++) {
+export class SegmentBuilder {
+  /** The forward entries, a document's always within one chunk; `chunkUsed` says how far each is filled. */
+  private readonly termChunks: Uint32Array[] = [];
+  private readonly tfChunks: Uint16Array[] = [];
+  private readonly chunkUsed: number[] = [];
+  /** Forward entries so far. */
+  private entries = 0;
+  /** Offsets of each document's forward entries, docCount + 1 entries. */
+  private readonly fwdStart: Uint32Array;
+  /** Each document's length in tokens, by its place in the batch. */
+  readonly lengths: Uint32Array;
+  private docCount = 0;
+  /** The batch's distinct terms, in order of first occurrence. */
+  private readonly batchTerms: number[] = [];
+
+  constructor(
+    readonly docStart: number,
+    /** How many documents the batch has. */
+    capacity: number,
+    private readonly scratch: BuildScratch,
+  ) {
+    this.fwdStart = new Uint32Array(capacity + 1);
+    this.lengths = new Uint32Array(capacity);
+  }
+
+  /** Adds the next document, given as its tokens' term ids (all below `termCount`). */
+  addDocument(ids: Uint32Array, tokenCount: number, termCount: number): void {
+    const local = this.docCount;
+    this.scratch.ensure(termCount);
+    const { seen, count } = this.scratch;
+    // A document has at most as many distinct terms as tokens: room for that many in one chunk.
+    const last = this.chunkWithRoom(tokenCount);
+    const terms = this.termChunks[last] as Uint32Array;
+    const tfs = this.tfChunks[last] as Uint16Array;
+    const first = this.chunkUsed[last] as number;
+    const doc = this.docStart + local;
+    let at = first;
+    for (let i = 0; i < tokenCount; i++) {
       const term = ids[i] as number;
       if (seen[term * 2] !== doc) {
         seen[term * 2] = doc;
-        seen[term * 2 + 1] = fwdLength;
-        fwdTerms[fwdLength] = term;
-        fwdTfs[fwdLength] = 1;
-        fwdLength++;
-        if (count[term] === 0) batchTerms.push(term);
-        count[term] = (count[term] as number) + 1;
+        seen[term * 2 + 1] = at;
+        terms[at] = term;
+        tfs[at] = 1;
+        at++;
+        const documents = count[term] as number;
+        if (documents === 0) this.batchTerms.push(term);
+        count[term] = documents + 1;
       } else {
         const slot = seen[term * 2 + 1] as number;
-        if ((fwdTfs[slot] as number) < MAX_TF) fwdTfs[slot] = (fwdTfs[slot] as number) + 1;
+        const tf = tfs[slot] as number;
+        if (tf < MAX_TF) tfs[slot] = tf + 1;
       }
     }
-    fwdStart[local + 1] = fwdLength;
-    const length = end - (starts[local] as number);
-    for (let slot = fwdStart[local] as number; slot < fwdLength; slot++) {
-      const term = fwdTerms[slot] as number;
-      const tf = fwdTfs[slot] as number;
-      if (tf > (maxTf[term] as number)) maxTf[term] = tf;
-      if (length < (minLength[term] as number)) minLength[term] = length;
+    this.chunkUsed[last] = at;
+    this.entries += at - first;
+    this.lengths[local] = tokenCount;
+    this.docCount = local + 1;
+    this.fwdStart[local + 1] = this.entries;
+  }
+
+  /** The last chunk, or a new one if that has no room for `entries` more (a document's). */
+  private chunkWithRoom(entries: number): number {
+    const last = this.termChunks.length - 1;
+    if (
+      last >= 0 &&
+      (this.chunkUsed[last] as number) + entries <= (this.termChunks[last] as Uint32Array).length
+    ) {
+      return last;
+    }
+    const size = Math.max(entries, Math.min(MAX_CHUNK, FIRST_CHUNK << Math.min(last + 1, 6)));
+    this.termChunks.push(new Uint32Array(size));
+    this.tfChunks.push(new Uint16Array(size));
+    this.chunkUsed.push(0);
+    return last + 1;
+  }
+
+  /** Undoes what the added documents did to the scratch, for a batch that will not be finished. */
+  abandon(): void {
+    const { seen, count } = this.scratch;
+    for (const term of this.batchTerms) {
+      count[term] = 0;
+      seen[term * 2] = -1;
     }
   }
-  // Pass 2: lay the postings out term-major by prefix sums over the batch's term counts.
-  const terms = Uint32Array.from(batchTerms).sort();
-  const termStart = new Uint32Array(terms.length + 1);
-  for (let i = 0; i < terms.length; i++) {
-    const term = terms[i] as number;
-    termStart[i + 1] = (termStart[i] as number) + (count[term] as number);
-    // The batch's count of documents holding the term, added once per term rather than per posting.
-    documentFrequency[term] = (documentFrequency[term] as number) + (count[term] as number);
-    // From here on `seen` holds each term's write cursor and `count` is reset for the next build.
-    seen[term * 2 + 1] = termStart[i] as number;
-    count[term] = 0;
-  }
-  const postDocs = new Uint32Array(fwdLength);
-  const postTfs = new Uint16Array(fwdLength);
-  for (let local = 0; local < docCount; local++) {
-    const doc = docStart + local;
-    for (let slot = fwdStart[local] as number, end = fwdStart[local + 1] as number; slot < end; slot++) {
-      const term = fwdTerms[slot] as number;
-      const at = seen[term * 2 + 1] as number;
-      postDocs[at] = doc;
-      postTfs[at] = fwdTfs[slot] as number;
-      seen[term * 2 + 1] = at + 1;
+
+  /**
+   * The segment of the documents added, by counting sort: the postings' places from prefix sums
+   * over the batch's term counts, then one pass over the forward entries in document order. Updates
+   * each term's document frequency, largest tf and shortest length in `stats`.
+   */
+  finish(
+    /** Document lengths by document number (those of this batch already set). */
+    lengths: Uint32Array,
+    /** Per-term statistics, updated in place (sized to the vocabulary). */
+    stats: TermStatistics,
+    /** The norms (at the current average length) the block bounds are taken at. */
+    norms: NormParts,
+  ): Segment {
+    const { documentFrequency, maxTf, minLength } = stats;
+    const { seen, count } = this.scratch;
+    const { docStart, docCount, fwdStart, entries } = this;
+    if (docCount !== this.lengths.length)
+      throw new Error('SegmentBuilder.finish before every document was added');
+    const terms = Uint32Array.from(this.batchTerms).sort();
+    const termStart = new Uint32Array(terms.length + 1);
+    for (let i = 0; i < terms.length; i++) {
+      const term = terms[i] as number;
+      termStart[i + 1] = (termStart[i] as number) + (count[term] as number);
+      // The batch's count of documents holding the term, added once per term rather than per posting.
+      documentFrequency[term] = (documentFrequency[term] as number) + (count[term] as number);
+      // From here on `seen` holds each term's write cursor and `count` is reset for the next build.
+      seen[term * 2 + 1] = termStart[i] as number;
+      count[term] = 0;
     }
+    const postDocs = new Uint32Array(entries);
+    const postTfs = new Uint16Array(entries);
+    const fwdTerms = new Uint32Array(entries);
+    let local = -1;
+    let docEnd = 0;
+    let length = 0;
+    let base = 0;
+    for (let chunk = 0; chunk < this.termChunks.length; chunk++) {
+      const termChunk = this.termChunks[chunk] as Uint32Array;
+      const tfChunk = this.tfChunks[chunk] as Uint16Array;
+      const used = this.chunkUsed[chunk] as number;
+      fwdTerms.set(termChunk.subarray(0, used), base);
+      for (let e = 0; e < used; e++) {
+        // Documents without entries (no terms) are stepped over.
+        while (base + e >= docEnd) {
+          local++;
+          docEnd = fwdStart[local + 1] as number;
+          length = this.lengths[local] as number;
+        }
+        const term = termChunk[e] as number;
+        const tf = tfChunk[e] as number;
+        const at = seen[term * 2 + 1] as number;
+        postDocs[at] = docStart + local;
+        postTfs[at] = tf;
+        seen[term * 2 + 1] = at + 1;
+        if (tf > (maxTf[term] as number)) maxTf[term] = tf;
+        if (length < (minLength[term] as number)) minLength[term] = length;
+      }
+      base += used;
+    }
+    return {
+      docStart,
+      docCount,
+      terms,
+      termStart,
+      postDocs,
+      postTfs,
+      fwdStart,
+      fwdTerms,
+      blocks: buildBlocks(termStart, postDocs, postTfs, lengths, norms),
+    };
   }
-  return {
-    docStart,
-    docCount,
-    terms,
-    termStart,
-    postDocs,
-    postTfs,
-    fwdStart,
-    fwdTerms: fwdTerms.slice(0, fwdLength),
-    blocks: buildBlocks(termStart, postDocs, postTfs, lengths, norms),
-  };
 }
 
 /**
