@@ -11,12 +11,12 @@ import {
 import { wrapBackendError } from '@zerda/core/backend';
 import { readDataFile, readManifestText, writeManifestSave } from '@zerda/core/node';
 import type { FaissDriver } from './faiss-driver.js';
-import { createIndex, indexFromBytes } from './faiss-index.js';
+import { createIndex, indexFromBytes, indexToBytes } from './faiss-index.js';
 import {
   FaissFormatProblem,
   type FaissIndexLayout,
   readIndexLayout,
-  withHnswParameters,
+  setHnswParameters,
 } from './faiss-index-format.js';
 import type { FaissIndexType, FaissStoreSettings } from './faiss-settings.js';
 
@@ -89,7 +89,7 @@ export async function writeFaissSave(
   const index = driver.index ?? createIndex(await driver.load(), driver.settings, dimension);
   let data: Uint8Array;
   try {
-    data = index.toBuffer();
+    data = indexToBytes(index);
   } catch (error) {
     throw wrapBackendError('faiss', 'save', error);
   }
@@ -132,7 +132,7 @@ export async function readFaissSave(
   );
   throwIfAborted(signal);
   const indexPath = join(directory, manifest.index.file);
-  let index = await readDataFile(directory, manifest.index, 'FAISS index file');
+  const index = await readDataFile(directory, manifest.index, 'FAISS index file');
   throwIfAborted(signal);
   let layout: FaissIndexLayout;
   try {
@@ -174,7 +174,7 @@ export async function readFaissSave(
     hnsw &&
     (layout.hnsw?.efSearch !== hnsw.efSearch || layout.hnsw.efConstruction !== hnsw.efConstruction)
   ) {
-    index = withHnswParameters(index, hnsw);
+    setHnswParameters(index, hnsw);
   }
   return {
     manifest,

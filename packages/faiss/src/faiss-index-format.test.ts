@@ -1,10 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  FaissFormatProblem,
-  readIndexLayout,
-  readVectors,
-  withHnswParameters,
-} from './faiss-index-format.js';
+import { indexFromBytes, indexToBytes } from './faiss-index.js';
+import { FaissFormatProblem, readIndexLayout, readVectors, setHnswParameters } from './faiss-index-format.js';
 import { type FaissModule, METRIC_INNER_PRODUCT, METRIC_L2 } from './faiss-module.js';
 import { faissSkipped, requireFaiss } from './test-utils/faiss-available.js';
 
@@ -24,7 +20,7 @@ describe.skipIf(faissSkipped)('FAISS index serialisation', () => {
     ] as const) {
       const index = make();
       index.add(values);
-      const bytes = index.toBuffer();
+      const bytes = indexToBytes(index);
       const layout = readIndexLayout(bytes);
       expect(layout).toMatchObject({ type: 'flat', metric, dimension, count: 40 });
       expect(Array.from(readVectors(bytes, layout))).toEqual(values);
@@ -38,7 +34,7 @@ describe.skipIf(faissSkipped)('FAISS index serialisation', () => {
     ] as const) {
       const index = faiss.Index.fromFactory(dimension, 'HNSW12', code);
       index.add(values);
-      const bytes = index.toBuffer();
+      const bytes = indexToBytes(index);
       const layout = readIndexLayout(bytes);
       expect(layout).toMatchObject({
         type: 'hnsw',
@@ -48,9 +44,9 @@ describe.skipIf(faissSkipped)('FAISS index serialisation', () => {
         hnsw: { m: 12, efConstruction: 40, efSearch: 16 },
       });
       expect(Array.from(readVectors(bytes))).toEqual(values);
-      const patched = withHnswParameters(bytes, { efSearch: 123, efConstruction: 77 });
-      const reloaded = faiss.Index.fromBuffer(Buffer.from(patched));
-      expect(readIndexLayout(reloaded.toBuffer()).hnsw).toMatchObject({
+      setHnswParameters(bytes, { efSearch: 123, efConstruction: 77 });
+      const reloaded = indexFromBytes(faiss, bytes);
+      expect(readIndexLayout(indexToBytes(reloaded)).hnsw).toMatchObject({
         m: 12,
         efConstruction: 77,
         efSearch: 123,
@@ -61,16 +57,16 @@ describe.skipIf(faissSkipped)('FAISS index serialisation', () => {
   });
 
   it('reads an empty index', () => {
-    expect(readIndexLayout(faiss.Index.fromFactory(3, 'HNSW8', METRIC_L2).toBuffer())).toMatchObject({
+    expect(readIndexLayout(indexToBytes(faiss.Index.fromFactory(3, 'HNSW8', METRIC_L2)))).toMatchObject({
       count: 0,
     });
-    expect(readVectors(new faiss.IndexFlatIP(3).toBuffer())).toEqual(new Float32Array(0));
+    expect(readVectors(indexToBytes(new faiss.IndexFlatIP(3)))).toEqual(new Float32Array(0));
   });
 
   it('refuses anything else, truncated or extended data', () => {
     const index = faiss.Index.fromFactory(dimension, 'HNSW8', METRIC_L2);
     index.add(values);
-    const bytes = index.toBuffer();
+    const bytes = indexToBytes(index);
     const problem = (data: Uint8Array) => {
       try {
         readIndexLayout(data);
@@ -88,7 +84,7 @@ describe.skipIf(faissSkipped)('FAISS index serialisation', () => {
     const wrongMetric = Buffer.from(bytes);
     wrongMetric.writeInt32LE(7, 33); // after the type code, d, ntotal, two dummies and is_trained
     expect(problem(wrongMetric)).toMatch(/metric 7/);
-    expect(() => withHnswParameters(new faiss.IndexFlatL2(2).toBuffer(), { efSearch: 3 })).toThrow(
+    expect(() => setHnswParameters(indexToBytes(new faiss.IndexFlatL2(2)), { efSearch: 3 })).toThrow(
       /not an HNSW index/,
     );
   });

@@ -196,20 +196,18 @@ export function readIndexLayout(bytes: Uint8Array): FaissIndexLayout {
   return layout;
 }
 
-/** A copy of a serialised HNSW index with efConstruction and efSearch set. */
-export function withHnswParameters(
+/** Sets efConstruction and efSearch in a serialised HNSW index, in place. */
+export function setHnswParameters(
   bytes: Uint8Array,
   parameters: { efConstruction?: number; efSearch?: number },
-): Uint8Array {
+): void {
   const layout = readIndexLayout(bytes);
   if (layout.hnsw === undefined) throw new FaissFormatProblem('not an HNSW index');
-  const copy = new Uint8Array(bytes);
-  const view = new DataView(copy.buffer, copy.byteOffset, copy.byteLength);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (parameters.efConstruction !== undefined) {
     view.setInt32(layout.hnsw.efConstructionOffset, parameters.efConstruction, true);
   }
   if (parameters.efSearch !== undefined) view.setInt32(layout.hnsw.efSearchOffset, parameters.efSearch, true);
-  return copy;
 }
 
 /** The stored vectors, count x dimension, in label order (a copy). */

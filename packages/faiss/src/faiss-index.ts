@@ -1,4 +1,7 @@
-import { readVectors, withHnswParameters } from './faiss-index-format.js';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readVectors, setHnswParameters } from './faiss-index-format.js';
 import { type FaissIndex, type FaissModule, METRIC_INNER_PRODUCT, METRIC_L2 } from './faiss-module.js';
 import type { FaissIndexSettings } from './faiss-settings.js';
 
@@ -6,6 +9,11 @@ import type { FaissIndexSettings } from './faiss-settings.js';
  * FAISS indexes made and filled through faiss-node, which takes vectors only as plain number
  * arrays and can neither set HNSW's parameters nor hand vectors back: both go through the index's
  * serialised form (faiss-index-format.ts).
+ *
+ * That form goes through a file, never faiss-node's `toBuffer` or `fromBuffer`: each of those
+ * leaks a full copy of the index in native memory (faiss-node 0.5.1 allocates its IOWriter or
+ * IOReader and never frees it), which at a million vectors is gigabytes per save, load or
+ * removal. `write` and `read` stream the file with no copy kept.
  */
 
 /** Vectors per call into faiss-node (which copies them through a JavaScript array). */
@@ -22,12 +30,35 @@ export function createIndex(
   if (flat) return metric === METRIC_L2 ? new faiss.IndexFlatL2(dimension) : new faiss.IndexFlatIP(dimension);
   // The factory sets FAISS's defaults (efConstruction 40, efSearch 16) and faiss-node has no
   // way to change them, so they are written into the (empty) index's serialised form.
-  const empty = faiss.Index.fromFactory(dimension, `HNSW${settings.hnsw.m}`, metric).toBuffer();
-  return indexFromBytes(faiss, withHnswParameters(empty, settings.hnsw));
+  const empty = indexToBytes(faiss.Index.fromFactory(dimension, `HNSW${settings.hnsw.m}`, metric));
+  setHnswParameters(empty, settings.hnsw);
+  return indexFromBytes(faiss, empty);
 }
 
+/** The index's serialised form (FAISS's file format). */
+export function indexToBytes(index: FaissIndex): Uint8Array {
+  return throughTemporaryFile((path) => {
+    index.write(path);
+    return readFileSync(path);
+  });
+}
+
+/** The index that serialised form `bytes` holds. */
 export function indexFromBytes(faiss: FaissModule, bytes: Uint8Array): FaissIndex {
-  return faiss.Index.fromBuffer(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  return throughTemporaryFile((path) => {
+    writeFileSync(path, bytes);
+    return faiss.Index.read(path);
+  });
+}
+
+/** Runs `use` on a path in a new private temporary folder, removed afterwards whatever happens. */
+function throughTemporaryFile<T>(use: (path: string) => T): T {
+  const directory = mkdtempSync(join(tmpdir(), 'zerda-faiss-'));
+  try {
+    return use(join(directory, 'index'));
+  } finally {
+    rmSync(directory, { recursive: true, force: true });
+  }
 }
 
 /**
@@ -59,7 +90,7 @@ export function addVectors(index: FaissIndex, vectors: Float32Array, dimension: 
 
 /** The vectors an index holds, count x dimension in label order: a copy, read from its serialised form. */
 export function vectorsOf(index: FaissIndex): Float32Array {
-  return readVectors(index.toBuffer());
+  return readVectors(indexToBytes(index));
 }
 
 /** A copy of count x dimension `vectors` without the rows in `removed`, the others in order. */

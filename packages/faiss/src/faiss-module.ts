@@ -10,7 +10,8 @@ export interface FaissIndex {
   add(vectors: number[]): void;
   search(vector: number[], k: number): { distances: number[]; labels: number[] };
   removeIds(labels: number[]): number;
-  toBuffer(): Buffer;
+  /** Writes the index to a file (see faiss-index.ts for why never `toBuffer`). */
+  write(path: string): void;
 }
 
 /** The part of the faiss-node module this package uses (`import faiss from 'faiss-node'`). */
@@ -19,7 +20,7 @@ export interface FaissModule {
   IndexFlatL2: new (dimension: number) => FaissIndex;
   Index: {
     fromFactory(dimension: number, descriptor: string, metric?: number): FaissIndex;
-    fromBuffer(buffer: Buffer): FaissIndex;
+    read(path: string): FaissIndex;
   };
 }
 
