@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import {
+  BackendError,
   type Chunk,
   ChunkValidationError,
   type DistanceMetric,
@@ -192,6 +193,7 @@ export async function restoreFaissSave(driver: FaissDriver, save: FaissSave): Pr
   try {
     driver.index = indexFromBytes(faiss, save.index);
   } catch (error) {
+    if (BackendError.isInstance(error)) throw error;
     throw new IndexFormatError({
       message: 'FAISS could not read the index file',
       path: indexPath,

@@ -1,6 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { BackendError } from '@zerda/core';
 import { readVectors, setHnswParameters } from './faiss-index-format.js';
 import { type FaissIndex, type FaissModule, METRIC_INNER_PRODUCT, METRIC_L2 } from './faiss-module.js';
 import type { FaissIndexSettings } from './faiss-settings.js';
@@ -37,27 +38,46 @@ export function createIndex(
 
 /** The index's serialised form (FAISS's file format). */
 export function indexToBytes(index: FaissIndex): Uint8Array {
-  return throughTemporaryFile((path) => {
-    index.write(path);
-    return readFileSync(path);
-  });
+  return throughTemporaryFile((path) =>
+    onTemporaryFile(() => {
+      index.write(path);
+      return readFileSync(path);
+    }),
+  );
 }
 
-/** The index that serialised form `bytes` holds. */
+/** The index that serialised form `bytes` holds (FAISS's own error if it holds none). */
 export function indexFromBytes(faiss: FaissModule, bytes: Uint8Array): FaissIndex {
   return throughTemporaryFile((path) => {
-    writeFileSync(path, bytes);
+    onTemporaryFile(() => writeFileSync(path, bytes));
     return faiss.Index.read(path);
   });
 }
 
 /** Runs `use` on a path in a new private temporary folder, removed afterwards whatever happens. */
 function throughTemporaryFile<T>(use: (path: string) => T): T {
-  const directory = mkdtempSync(join(tmpdir(), 'zerda-faiss-'));
+  const directory = onTemporaryFile(() => mkdtempSync(join(tmpdir(), 'zerda-faiss-')));
   try {
     return use(join(directory, 'index'));
   } finally {
     rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Runs a step on the temporary file. Its failure (a full or read-only disk) is a BackendError
+ * naming the folder, never taken for a fault in the index.
+ */
+function onTemporaryFile<T>(step: () => T): T {
+  try {
+    return step();
+  } catch (error) {
+    throw new BackendError({
+      backend: 'faiss',
+      operation: 'temporary file',
+      message: `could not write or read a temporary file in ${tmpdir()} (TMPDIR chooses the folder): ${error instanceof Error ? error.message : String(error)}`,
+      cause: error,
+    });
   }
 }
 

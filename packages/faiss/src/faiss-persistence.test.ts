@@ -5,7 +5,13 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { type DistanceMetric, IndexFormatError, nativeFilter, type VectorHit } from '@zerda/core';
+import {
+  BackendError,
+  type DistanceMetric,
+  IndexFormatError,
+  nativeFilter,
+  type VectorHit,
+} from '@zerda/core';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { MANIFEST_FILE } from './faiss-files.js';
 import { faissFilterConvention } from './faiss-filter.js';
@@ -348,5 +354,27 @@ describe.skipIf(faissSkipped)('saving, loading and removing with FAISS keep no c
     // The measurement sees a leak: faiss-node's toBuffer and fromBuffer keep two copies a round.
     const buffer = await growth('buffer');
     expect(buffer.growth).toBeGreaterThan(buffer.rounds * buffer.size);
+  });
+
+  it('refuses to save or load where no temporary file can be made, with a BackendError naming the folder', async () => {
+    const store = await filledStore('hnsw', 'cosine');
+    const directory = await temporaryDirectory();
+    await store.save(directory);
+    const elsewhere = await temporaryDirectory();
+    const previous = process.env.TMPDIR;
+    // A folder inside a file: it cannot be made, even by root.
+    const unusable = join(directory, MANIFEST_FILE, 'tmp');
+    process.env.TMPDIR = unusable;
+    try {
+      for (const attempt of [store.save(elsewhere), loadFaissStore(directory)]) {
+        const error = await attempt.catch((caught: unknown) => caught);
+        expect(BackendError.isInstance(error), String(error)).toBe(true);
+        expect((error as Error).message).toContain(unusable);
+      }
+    } finally {
+      if (previous === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = previous;
+    }
+    expect(await (await loadFaissStore(directory)).count()).toBe(await store.count());
   });
 });
