@@ -333,7 +333,7 @@ describe.skipIf(faissSkipped)('saving and loading a FAISS store', () => {
   });
 });
 
-describe.skipIf(faissSkipped)('saving, loading and removing with FAISS keep no copy of the index', () => {
+describe.skipIf(faissSkipped)('indexes go to FAISS and back through a temporary file', () => {
   beforeAll(async () => {
     await requireFaiss();
   });
@@ -366,8 +366,8 @@ describe.skipIf(faissSkipped)('saving, loading and removing with FAISS keep no c
     const unusable = join(directory, MANIFEST_FILE, 'tmp');
     process.env.TMPDIR = unusable;
     try {
-      for (const attempt of [store.save(elsewhere), loadFaissStore(directory)]) {
-        const error = await attempt.catch((caught: unknown) => caught);
+      for (const attempt of [() => store.save(elsewhere), () => loadFaissStore(directory)]) {
+        const error = await attempt().catch((caught: unknown) => caught);
         expect(BackendError.isInstance(error), String(error)).toBe(true);
         expect((error as Error).message).toContain(unusable);
       }
