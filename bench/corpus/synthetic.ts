@@ -137,13 +137,13 @@ export interface SyntheticDocument {
   text: string;
 }
 
-/** A vocabulary and its Zipf distribution, from which documents and queries are drawn. */
 /**
  * Seed of the suites' warm-up queries: drawn like the timed ones (whose seed is `queries`'s
  * default, 7), but other queries, so that no timed query has run before it is timed.
  */
 export const WARMUP_QUERY_SEED = 8;
 
+/** A vocabulary and its Zipf distribution, from which documents and queries are drawn. */
 export class SyntheticCorpus {
   readonly seed: number;
   readonly vocabulary: readonly string[];

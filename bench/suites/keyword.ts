@@ -353,10 +353,9 @@ async function runCompetitor(
   );
   const timed = await runQueries(queries, (query) => built.value.search(query), {
     budgetMs: QUERY_BUDGET_MS,
-    // Ten warm-up queries: a peer's query takes hundreds of milliseconds, runs enough code to be
-    // optimised, and its budget is better spent on timed queries.
+    // The default ten warm-up queries: a peer's query takes hundreds of milliseconds, runs enough
+    // code to be optimised, and its budget is better spent on timed queries.
     warmupQueries,
-    warmup: Math.min(10, Math.ceil(queries.length / 10)),
   });
   log(`  ${system.name}: p50 ${timed.p50.toFixed(2)} ms over ${timed.timed} queries`);
   return {

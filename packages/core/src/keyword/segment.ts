@@ -308,7 +308,7 @@ export class SegmentBuilder {
     ) {
       return last;
     }
-    const size = Math.max(entries, Math.min(MAX_CHUNK, FIRST_CHUNK << Math.min(last + 1, 6)));
+    const size = Math.max(entries, Math.min(MAX_CHUNK, FIRST_CHUNK * 2 ** (last + 1)));
     this.termChunks.push(new Uint32Array(size));
     this.tfChunks.push(new Uint16Array(size));
     this.chunkUsed.push(0);
