@@ -129,6 +129,29 @@ describe('BM25Index', () => {
       expectSameHits(incremental.search(query, 20), fresh.search(query, 20));
   });
 
+  it('keeps no forward index until a removal needs one, then removes with exact statistics', () => {
+    const documents = zipfCorpus(15, 3000);
+    const index = new BM25Index({ analyzer: whitespace });
+    index.add(documents);
+    const built = index.stats();
+    expect(built.segments).toBe(1);
+    index.remove(['doc-17']);
+    // The first removal builds the segment's forward index: a term id per posting and an offset
+    // per document (and one more).
+    expect(index.stats().arrayBytes - built.arrayBytes).toBe(4 * built.postings + 4 * (documents.length + 1));
+    const withForwardIndex = index.stats().arrayBytes;
+    index.remove(['doc-18', 'doc-2999']);
+    expect(index.stats().arrayBytes).toBe(withForwardIndex);
+
+    const fresh = new BM25Index({ analyzer: whitespace });
+    fresh.add(documents.filter((d) => !['doc-17', 'doc-18', 'doc-2999'].includes(d.id)));
+    for (const query of queries(16, 40)) {
+      expect(index.search(query, 10, { exhaustive: true })).toEqual(
+        fresh.search(query, 10, { exhaustive: true }),
+      );
+    }
+  });
+
   it('keeps segments logarithmic and compacts after many removals', () => {
     const index = new BM25Index({ analyzer: whitespace });
     const documents = zipfCorpus(8, 2048, 100);

@@ -313,7 +313,7 @@ export class BM25Index {
         segment.postDocs,
         segment.postTfs,
         segment.fwdStart,
-        // Absent on a loaded segment until a removal builds it.
+        // Absent until a removal builds it.
         segment.fwdTerms,
         segment.blocks.first,
         segment.blocks.lastDoc,

@@ -5,8 +5,10 @@ import { ensureCapacity } from '../util/growable.js';
  * [docStart, docStart + docCount). Postings are laid out term-major (CSR) over the sorted ids of
  * the terms the segment holds: the documents of terms[i] are postDocs[termStart[i] ..
  * termStart[i + 1]), ascending. A doc-major copy of the term ids (the forward index) lets a
- * removal decrement document frequencies exactly; a segment read from disk gets it only when
- * first needed (see `forwardIndex`), since opening an index should not pay a pass per posting.
+ * removal decrement document frequencies exactly. A segment gets it only when a removal first
+ * needs it (see `forwardIndex`), whether built or read from disk: it is 4 of the 10.6 bytes a
+ * posting takes, which an index that is never written to after its build should not pay for,
+ * nor a build or an open spend a pass per posting on.
  */
 export interface Segment {
   readonly docStart: number;
@@ -17,7 +19,7 @@ export interface Segment {
   readonly termStart: Uint32Array;
   readonly postDocs: Uint32Array;
   readonly postTfs: Uint16Array;
-  /** Offsets into fwdTerms per local document, docCount + 1 entries (undefined until built). */
+  /** Offsets into fwdTerms per local document, docCount + 1 entries (undefined until a removal needs them). */
   fwdStart?: Uint32Array;
   fwdTerms?: Uint32Array;
   /** Block-max metadata over the postings, for skipping blocks that cannot reach the top k. */
@@ -235,7 +237,8 @@ const MAX_CHUNK = 1 << 16;
  * term ids. Each document's distinct terms and their frequencies (its forward entries) are
  * counted straight into chunks as it arrives, so a batch's token ids are never held together and
  * nothing is copied to grow: fresh memory is what a large build spends its time on. `finish` then
- * lays the postings out term-major by counting sort. Until `finish` no index state is touched,
+ * lays the postings out term-major by counting sort, and the chunks go: the segment has no forward
+ * index until a removal needs one (see `Segment`). Until `finish` no index state is touched,
  * only the scratch, which `abandon` restores: a batch whose analysis fails changes nothing.
  */
 export class SegmentBuilder {
@@ -245,8 +248,8 @@ export class SegmentBuilder {
   private readonly chunkUsed: number[] = [];
   /** Forward entries so far. */
   private entries = 0;
-  /** Offsets of each document's forward entries, docCount + 1 entries. */
-  private readonly fwdStart: Uint32Array;
+  /** Where each document's forward entries start, counted over the chunks in order; docCount + 1 entries. */
+  private readonly entryStart: Uint32Array;
   /** Each document's length in tokens, by its place in the batch. */
   readonly lengths: Uint32Array;
   private docCount = 0;
@@ -259,7 +262,7 @@ export class SegmentBuilder {
     capacity: number,
     private readonly scratch: BuildScratch,
   ) {
-    this.fwdStart = new Uint32Array(capacity + 1);
+    this.entryStart = new Uint32Array(capacity + 1);
     this.lengths = new Uint32Array(capacity);
   }
 
@@ -296,7 +299,7 @@ export class SegmentBuilder {
     this.entries += at - first;
     this.lengths[local] = tokenCount;
     this.docCount = local + 1;
-    this.fwdStart[local + 1] = this.entries;
+    this.entryStart[local + 1] = this.entries;
   }
 
   /** The last chunk, or a new one if that has no room for `entries` more (a document's). */
@@ -339,7 +342,7 @@ export class SegmentBuilder {
   ): Segment {
     const { documentFrequency, maxTf, minLength } = stats;
     const { seen, count } = this.scratch;
-    const { docStart, docCount, fwdStart, entries } = this;
+    const { docStart, docCount, entryStart, entries } = this;
     if (docCount !== this.lengths.length)
       throw new Error('SegmentBuilder.finish before every document was added');
     const terms = Uint32Array.from(this.batchTerms).sort();
@@ -355,7 +358,6 @@ export class SegmentBuilder {
     }
     const postDocs = new Uint32Array(entries);
     const postTfs = new Uint16Array(entries);
-    const fwdTerms = new Uint32Array(entries);
     let local = -1;
     let docEnd = 0;
     let length = 0;
@@ -364,12 +366,11 @@ export class SegmentBuilder {
       const termChunk = this.termChunks[chunk] as Uint32Array;
       const tfChunk = this.tfChunks[chunk] as Uint16Array;
       const used = this.chunkUsed[chunk] as number;
-      fwdTerms.set(termChunk.subarray(0, used), base);
       for (let e = 0; e < used; e++) {
         // Documents without entries (no terms) are stepped over.
         while (base + e >= docEnd) {
           local++;
-          docEnd = fwdStart[local + 1] as number;
+          docEnd = entryStart[local + 1] as number;
           length = this.lengths[local] as number;
         }
         const term = termChunk[e] as number;
@@ -390,8 +391,6 @@ export class SegmentBuilder {
       termStart,
       postDocs,
       postTfs,
-      fwdStart,
-      fwdTerms,
       blocks: buildBlocks(termStart, postDocs, postTfs, lengths, norms),
     };
   }
@@ -539,7 +538,7 @@ export function mergeSegments(
 
 /**
  * The segment's forward index (the term ids of each document), built from the postings on first
- * use and kept: a segment read from disk needs it only once a document is removed or merged.
+ * use and kept: a segment needs it only once one of its documents is removed.
  */
 export function forwardIndex(segment: Segment): { fwdStart: Uint32Array; fwdTerms: Uint32Array } {
   if (segment.fwdStart && segment.fwdTerms) return { fwdStart: segment.fwdStart, fwdTerms: segment.fwdTerms };
