@@ -129,25 +129,48 @@ describe('BM25Index', () => {
       expectSameHits(incremental.search(query, 20), fresh.search(query, 20));
   });
 
-  it('keeps no forward index until a removal needs one, then removes with exact statistics', () => {
+  it('builds the forward index range by range as removals reach them, and removes with exact statistics', () => {
     const documents = zipfCorpus(15, 3000);
     const index = new BM25Index({ analyzer: whitespace });
     index.add(documents);
     const built = index.stats();
     expect(built.segments).toBe(1);
+    // A range is 1,024 documents here (the smallest): this vocabulary is small.
+    const postingsOf = (from: number, to: number) =>
+      documents.slice(from, to).reduce((sum, d) => sum + new Set(whitespace.analyze(d.text)).size, 0);
     index.remove(['doc-17']);
-    // The first removal builds the segment's forward index: a term id per posting and an offset
-    // per document (and one more).
-    expect(index.stats().arrayBytes - built.arrayBytes).toBe(4 * built.postings + 4 * (documents.length + 1));
-    const withForwardIndex = index.stats().arrayBytes;
-    index.remove(['doc-18', 'doc-2999']);
-    expect(index.stats().arrayBytes).toBe(withForwardIndex);
+    // The first removal keeps each term's first document, and builds the first range: an offset per
+    // document (and one more), a term id per posting.
+    const firstRange = 4 * built.terms + 4 * 1025 + 4 * postingsOf(0, 1024);
+    expect(index.stats().arrayBytes - built.arrayBytes).toBe(firstRange);
+    index.remove(['doc-18', 'doc-1023']);
+    expect(index.stats().arrayBytes - built.arrayBytes).toBe(firstRange);
+    index.remove(['doc-2999']);
+    const lastRange = 4 * (3000 - 2048 + 1) + 4 * postingsOf(2048, 3000);
+    expect(index.stats().arrayBytes - built.arrayBytes).toBe(firstRange + lastRange);
 
+    const removed = new Set(['doc-17', 'doc-18', 'doc-1023', 'doc-2999']);
     const fresh = new BM25Index({ analyzer: whitespace });
-    fresh.add(documents.filter((d) => !['doc-17', 'doc-18', 'doc-2999'].includes(d.id)));
+    fresh.add(documents.filter((d) => !removed.has(d.id)));
     for (const query of queries(16, 40)) {
       expect(index.search(query, 10, { exhaustive: true })).toEqual(
         fresh.search(query, 10, { exhaustive: true }),
+      );
+    }
+    // Every document removed, range by range, then a few added back: scored as a fresh index of
+    // those few, which needs every term's document frequency to have fallen to 0.
+    index.remove(
+      documents.map((d) => d.id).filter((id) => !removed.has(id)),
+      { compact: false },
+    );
+    expect(index.size).toBe(0);
+    const few = documents.slice(100, 110);
+    index.add(few);
+    const freshFew = new BM25Index({ analyzer: whitespace });
+    freshFew.add(few);
+    for (const query of queries(17, 20)) {
+      expect(index.search(query, 10, { exhaustive: true })).toEqual(
+        freshFew.search(query, 10, { exhaustive: true }),
       );
     }
   });

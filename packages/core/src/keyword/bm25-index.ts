@@ -8,8 +8,8 @@ import { type QueryTerms, ScoringScratch, type ScoringView, scoreTopK } from './
 import {
   BuildScratch,
   buildBlocks,
+  documentTerms,
   findSegment,
-  forwardIndex,
   mergeSegments,
   type NormParts,
   type PostingBlocks,
@@ -199,9 +199,9 @@ export class BM25Index {
       if (slot === undefined) continue;
       const segment = this.segments[findSegment(this.segments, slot)] as Segment;
       const local = slot - segment.docStart;
-      const { fwdStart, fwdTerms } = forwardIndex(segment);
-      for (let f = fwdStart[local] as number, end = fwdStart[local + 1] as number; f < end; f++) {
-        const term = fwdTerms[f] as number;
+      const { start, terms, at } = documentTerms(segment, local);
+      for (let f = start[at] as number, end = start[at + 1] as number; f < end; f++) {
+        const term = terms[f] as number;
         this.documentFrequency[term] = (this.documentFrequency[term] as number) - 1;
       }
       this.slotOf.delete(id);
@@ -312,9 +312,6 @@ export class BM25Index {
         segment.termStart,
         segment.postDocs,
         segment.postTfs,
-        segment.fwdStart,
-        // Absent until a removal builds it.
-        segment.fwdTerms,
         segment.blocks.first,
         segment.blocks.lastDoc,
         segment.blocks.maxTf,
@@ -322,7 +319,14 @@ export class BM25Index {
         segment.blocks.minNormPerTf,
         segment.blocks.factors,
       ]) {
-        arrayBytes += array?.byteLength ?? 0;
+        arrayBytes += array.byteLength;
+      }
+      // The forward index holds only the ranges removals have reached so far.
+      const forward = segment.forward;
+      if (forward) {
+        arrayBytes += forward.termFirstDoc.byteLength;
+        for (const range of forward.ranges)
+          arrayBytes += (range?.start.byteLength ?? 0) + (range?.terms.byteLength ?? 0);
       }
     }
     return {
@@ -384,7 +388,7 @@ export class BM25Index {
     }
     const only = this.segments[0];
     // One segment with no removed documents (an index opened and saved unchanged) is written as
-    // it is; otherwise the segments are merged, without a forward index that would be thrown away.
+    // it is; otherwise the segments are merged into one.
     const merged =
       only && this.segments.length === 1 && this.liveCount === this.slotCount
         ? only
@@ -395,7 +399,6 @@ export class BM25Index {
               lengths,
               this.normParts(),
               renumber,
-              false,
             )
           : {
               terms: new Uint32Array(0),

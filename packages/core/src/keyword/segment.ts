@@ -4,11 +4,12 @@ import { ensureCapacity } from '../util/growable.js';
  * An immutable slice of the inverted index covering the documents numbered
  * [docStart, docStart + docCount). Postings are laid out term-major (CSR) over the sorted ids of
  * the terms the segment holds: the documents of terms[i] are postDocs[termStart[i] ..
- * termStart[i + 1]), ascending. A doc-major copy of the term ids (the forward index) lets a
- * removal decrement document frequencies exactly. A segment gets it only when a removal first
- * needs it (see `forwardIndex`), whether built or read from disk: it is 4 of the 10.6 bytes a
- * posting takes, which an index that is never written to after its build should not pay for,
- * nor a build or an open spend a pass per posting on.
+ * termStart[i + 1]), ascending. A removal needs the removed document's terms (to decrement
+ * document frequencies exactly): the segment's forward index gives them, built range by range of
+ * documents as removals first reach them (see `documentTerms`), whether the segment was built or
+ * read from disk. A build or an open then spends no pass per posting on it, an index never
+ * written to after its build keeps none (it would be 4 of the 10.6 bytes a posting takes), and the
+ * first removal from a large segment transposes one range, not all of it.
  */
 export interface Segment {
   readonly docStart: number;
@@ -19,11 +20,19 @@ export interface Segment {
   readonly termStart: Uint32Array;
   readonly postDocs: Uint32Array;
   readonly postTfs: Uint16Array;
-  /** Offsets into fwdTerms per local document, docCount + 1 entries (undefined until a removal needs them). */
-  fwdStart?: Uint32Array;
-  fwdTerms?: Uint32Array;
+  /** The ranges of the forward index built so far (undefined until a removal first needs one). */
+  forward?: ForwardIndex;
   /** Block-max metadata over the postings, for skipping blocks that cannot reach the top k. */
   readonly blocks: PostingBlocks;
+}
+
+/** A segment's forward index, in ranges of 2^shift documents, each built when first needed. */
+export interface ForwardIndex {
+  readonly shift: number;
+  /** Each term position's first document, for rejecting terms absent from a range without a read of postDocs. */
+  readonly termFirstDoc: Uint32Array;
+  /** Per range, undefined until built: offsets into `terms` per document of the range (one more than there are), and the term ids. */
+  readonly ranges: Array<{ start: Uint32Array; terms: Uint32Array } | undefined>;
 }
 
 /** log2 of the postings per block: small enough for tight bounds, large enough to skip cheaply. */
@@ -409,8 +418,6 @@ export function mergeSegments(
   /** The norms (at the current average length) the block bounds are taken at. */
   norms: NormParts,
   renumber?: Int32Array,
-  /** False when the result is only written out: its forward index would be thrown away. */
-  keepForwardIndex = true,
 ): Segment {
   const first = segments[0];
   const last = segments[segments.length - 1];
@@ -420,22 +427,15 @@ export function mergeSegments(
   // Segments whose documents are all live have their postings copied without a check each.
   const allLive = new Uint8Array(segments.length);
   segments.forEach((segment, s) => {
-    const { fwdStart, postDocs } = segment;
+    const { postDocs } = segment;
     let segmentLive = true;
     for (let local = 0; local < segment.docCount; local++) {
-      if (!isLive(segment.docStart + local)) {
-        segmentLive = false;
-        continue;
-      }
-      liveDocs++;
-      if (fwdStart) postingCount += (fwdStart[local + 1] as number) - (fwdStart[local] as number);
+      if (isLive(segment.docStart + local)) liveDocs++;
+      else segmentLive = false;
     }
     allLive[s] = segmentLive ? 1 : 0;
-    // Without a forward index, count the live postings directly rather than build one.
-    if (!fwdStart) {
-      if (segmentLive) postingCount += postDocs.length;
-      else for (let p = 0; p < postDocs.length; p++) if (isLive(postDocs[p] as number)) postingCount++;
-    }
+    if (segmentLive) postingCount += postDocs.length;
+    else for (let p = 0; p < postDocs.length; p++) if (isLive(postDocs[p] as number)) postingCount++;
   });
   const docStart = renumber ? 0 : first.docStart;
   const docCount = renumber ? liveDocs : last.docStart + last.docCount - first.docStart;
@@ -502,7 +502,8 @@ export function mergeSegments(
   }
 
   const termStart = Uint32Array.from(termStarts);
-  const merged: Segment = {
+  // No forward index: the merged segment's ranges are built as removals reach them.
+  return {
     docStart,
     docCount,
     terms: Uint32Array.from(mergedTerms),
@@ -511,58 +512,98 @@ export function mergeSegments(
     postTfs,
     blocks: buildBlocks(termStart, postDocs, postTfs, lengths, norms),
   };
-  // Concatenate the sources' forward indexes when all have one; otherwise it is built on demand.
-  if (!keepForwardIndex || segments.some((segment) => !segment.fwdStart)) return merged;
-  const fwdStart = new Uint32Array(docCount + 1);
-  const fwdTerms = new Uint32Array(postingCount);
-  let fwdAt = 0;
-  let local = 0;
-  for (const segment of segments) {
-    const sourceStart = segment.fwdStart as Uint32Array;
-    const sourceTerms = segment.fwdTerms as Uint32Array;
-    for (let l = 0; l < segment.docCount; l++) {
-      const live = isLive(segment.docStart + l);
-      if (live) {
-        const from = sourceStart[l] as number;
-        const to = sourceStart[l + 1] as number;
-        fwdTerms.set(sourceTerms.subarray(from, to), fwdAt);
-        fwdAt += to - from;
-      }
-      if (live || !renumber) fwdStart[++local] = fwdAt;
-    }
-  }
-  merged.fwdStart = fwdStart;
-  merged.fwdTerms = fwdTerms;
-  return merged;
 }
 
 /**
- * The segment's forward index (the term ids of each document), built from the postings on first
- * use and kept: a segment needs it only once one of its documents is removed.
+ * Postings a forward range should cover per term of the segment: a range's build looks every term
+ * up once (a few reads), then copies its postings in the range (one read and write each), so this
+ * keeps the look-ups a small part of the build.
  */
-export function forwardIndex(segment: Segment): { fwdStart: Uint32Array; fwdTerms: Uint32Array } {
-  if (segment.fwdStart && segment.fwdTerms) return { fwdStart: segment.fwdStart, fwdTerms: segment.fwdTerms };
-  const { docStart, docCount, terms, termStart, postDocs } = segment;
-  const fwdStart = new Uint32Array(docCount + 1);
-  for (let p = 0; p < postDocs.length; p++) {
-    const local = (postDocs[p] as number) - docStart + 1;
-    fwdStart[local] = (fwdStart[local] as number) + 1;
+const RANGE_POSTINGS_PER_TERM = 8;
+
+/**
+ * Where the terms of local document `local` lie in its range of the segment's forward index
+ * (`terms[start[at] .. start[at + 1])`), the range built from the postings if this is its first
+ * use. Ranges are sized so that building one costs about as much as looking each term up a few
+ * times: a removal never waits for the whole segment to be transposed.
+ */
+export function documentTerms(
+  segment: Segment,
+  local: number,
+): { start: Uint32Array; terms: Uint32Array; at: number } {
+  let forward = segment.forward;
+  if (!forward) {
+    const { terms, termStart, postDocs, docCount } = segment;
+    const perDocument = Math.max(1, postDocs.length / Math.max(1, docCount));
+    const wanted = (RANGE_POSTINGS_PER_TERM * Math.max(1, terms.length)) / perDocument;
+    let shift = 10;
+    while (shift < 24 && 2 ** shift < wanted) shift++;
+    const termFirstDoc = new Uint32Array(terms.length);
+    for (let i = 0; i < terms.length; i++) termFirstDoc[i] = postDocs[termStart[i] as number] as number;
+    forward = { shift, termFirstDoc, ranges: new Array(Math.ceil(docCount / 2 ** shift)).fill(undefined) };
+    segment.forward = forward;
   }
-  for (let local = 0; local < docCount; local++) {
-    fwdStart[local + 1] = (fwdStart[local + 1] as number) + (fwdStart[local] as number);
-  }
-  const cursor = fwdStart.slice(0, docCount);
-  const fwdTerms = new Uint32Array(postDocs.length);
+  const index = local >>> forward.shift;
+  const range = forward.ranges[index] ?? buildForwardRange(segment, forward, index);
+  return { start: range.start, terms: range.terms, at: local - index * 2 ** forward.shift };
+}
+
+/** Builds range `index` of the forward index: each term's postings in it, by term, then by document. */
+function buildForwardRange(
+  segment: Segment,
+  forward: ForwardIndex,
+  index: number,
+): { start: Uint32Array; terms: Uint32Array } {
+  const { docStart, docCount, terms, termStart, postDocs, blocks } = segment;
+  const { termFirstDoc } = forward;
+  const low = docStart + index * 2 ** forward.shift;
+  const high = Math.min(docStart + docCount, low + 2 ** forward.shift);
+  const start = new Uint32Array(high - low + 1);
+  // The terms with postings in the range and where those lie, as (position, first, end) triples.
+  let found = new Uint32Array(3 * 1024);
+  let count = 0;
   for (let i = 0; i < terms.length; i++) {
-    const term = terms[i] as number;
-    for (let p = termStart[i] as number, end = termStart[i + 1] as number; p < end; p++) {
-      const local = (postDocs[p] as number) - docStart;
-      const position = cursor[local] as number;
-      fwdTerms[position] = term;
-      cursor[local] = position + 1;
+    if ((termFirstDoc[i] as number) >= high) continue;
+    const lastBlock = (blocks.first[i + 1] as number) - 1;
+    if ((blocks.lastDoc[lastBlock] as number) < low) continue;
+    // The first block that reaches the range, then the first posting in it.
+    let block = blocks.first[i] as number;
+    let top = lastBlock;
+    while (block < top) {
+      const middle = (block + top) >>> 1;
+      if ((blocks.lastDoc[middle] as number) < low) block = middle + 1;
+      else top = middle;
+    }
+    const termFirst = termStart[i] as number;
+    const termEnd = termStart[i + 1] as number;
+    let p = termFirst + ((block - (blocks.first[i] as number)) << BLOCK_SHIFT);
+    while ((postDocs[p] as number) < low) p++;
+    let end = p;
+    while (end < termEnd && (postDocs[end] as number) < high) {
+      const at = (postDocs[end] as number) - low + 1;
+      start[at] = (start[at] as number) + 1;
+      end++;
+    }
+    if (end === p) continue;
+    if (count * 3 + 3 > found.length) found = ensureCapacity(found, count * 3 + 3);
+    found[count * 3] = i;
+    found[count * 3 + 1] = p;
+    found[count * 3 + 2] = end;
+    count++;
+  }
+  for (let at = 1; at < start.length; at++) start[at] = (start[at] as number) + (start[at - 1] as number);
+  const cursor = start.slice(0, start.length - 1);
+  const rangeTerms = new Uint32Array(start[start.length - 1] as number);
+  for (let f = 0; f < count; f++) {
+    const term = terms[found[f * 3] as number] as number;
+    for (let p = found[f * 3 + 1] as number, end = found[f * 3 + 2] as number; p < end; p++) {
+      const at = (postDocs[p] as number) - low;
+      const position = cursor[at] as number;
+      rangeTerms[position] = term;
+      cursor[at] = position + 1;
     }
   }
-  segment.fwdStart = fwdStart;
-  segment.fwdTerms = fwdTerms;
-  return { fwdStart, fwdTerms };
+  const range = { start, terms: rangeTerms };
+  forward.ranges[index] = range;
+  return range;
 }
