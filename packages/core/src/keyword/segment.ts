@@ -515,17 +515,17 @@ export function mergeSegments(
 }
 
 /**
- * Postings a forward range should cover per term of the segment: a range's build looks every term
- * up once (a few reads), then copies its postings in the range (one read and write each), so this
- * keeps the look-ups a small part of the build.
+ * Postings a forward range should hold per term of the segment: building a range looks every term
+ * up (a few reads each), then copies the postings in the range (a read and a write each).
  */
 const RANGE_POSTINGS_PER_TERM = 8;
 
 /**
  * Where the terms of local document `local` lie in its range of the segment's forward index
  * (`terms[start[at] .. start[at + 1])`), the range built from the postings if this is its first
- * use. Ranges are sized so that building one costs about as much as looking each term up a few
- * times: a removal never waits for the whole segment to be transposed.
+ * use. A range holds about RANGE_POSTINGS_PER_TERM postings per term of the segment, so that
+ * looking every term up is a small part of building it, and no removal waits for the whole
+ * segment to be transposed.
  */
 export function documentTerms(
   segment: Segment,
