@@ -652,8 +652,13 @@ class InMemoryDriver implements VectorDriver<FilterInput> {
       const approximate = scanned?.scores ?? full ?? arena.scanListQuantized(rows!, rowCount);
       this.toRankKeys(arena, approximate, rows, scanned?.factor ?? arena.quantizedQueryScale);
       const shortlist = Math.max(Math.ceil(this.rescoreFactor * k), this.rescoreMinimum);
-      const { indices } = selectTopK(approximate, rowCount, shortlist, accept, (index) =>
-        this.idOfSlot(rows === undefined ? index : rows[index]!),
+      const { indices } = selectTopK(
+        approximate,
+        rowCount,
+        shortlist,
+        accept,
+        (index) => this.idOfSlot(rows === undefined ? index : rows[index]!),
+        arena.firstAtLeast(approximate),
       );
       candidates = rows === undefined ? indices : indices.map((index) => rows[index]!);
       accept = undefined;
@@ -663,8 +668,13 @@ class InMemoryDriver implements VectorDriver<FilterInput> {
     }
     this.toRankKeys(arena, exact, candidates, 1);
     // Equal scores rank by chunk id, as the retrievers' final sort does.
-    const top = selectTopK(exact, exact.length, k, accept, (index) =>
-      this.idOfSlot(candidates === undefined ? index : candidates[index]!),
+    const top = selectTopK(
+      exact,
+      exact.length,
+      k,
+      accept,
+      (index) => this.idOfSlot(candidates === undefined ? index : candidates[index]!),
+      arena.firstAtLeast(exact),
     );
     const slots = candidates === undefined ? top.indices : top.indices.map((index) => candidates[index]!);
     return this.toSimilarities(arena, slots, top.scores);

@@ -29,7 +29,7 @@ export type {
   ScanWorkerHandle,
 } from './kernels/scan-threads.js';
 export { webScanThreads } from './kernels/scan-threads-web.js';
-export { selectTopK, type TopK } from './top-k.js';
+export { type FirstAtLeast, selectTopK, type TopK } from './top-k.js';
 export type {
   AddOptions,
   AddResult,

@@ -111,6 +111,30 @@ describe('scan kernels', () => {
       },
     );
 
+    it('finds the first score at least a threshold, from any position, NaN and ties included', () => {
+      const random = seededRandom(77);
+      // An odd offset of whole floats and lengths around the 16-score steps.
+      const at = 4 * 7;
+      for (const count of [0, 1, 15, 16, 17, 31, 32, 33, 200]) {
+        const { memory, kernels } = setup(kind, at + count * 4 + 64);
+        const scores = new Float32Array(memory.buffer, at, count);
+        for (let i = 0; i < count; i++) {
+          // Few distinct values, so the threshold often equals a score; some NaN and infinities.
+          const pick = Math.floor(random() * 12);
+          scores[i] = pick === 0 ? Number.NaN : pick === 1 ? -Infinity : pick === 2 ? Infinity : pick - 6;
+        }
+        // A float beyond `count` that would match must not be seen.
+        new Float32Array(memory.buffer)[at / 4 + count] = Infinity;
+        for (let from = 0; from <= count; from++) {
+          for (const threshold of [-Infinity, -3, 0, 0.5, 4, 5, Infinity]) {
+            let expected = from;
+            while (expected < count && !(scores[expected]! >= threshold)) expected++;
+            expect(kernels.firstAtLeast(at, from, count, threshold)).toBe(expected);
+          }
+        }
+      }
+    });
+
     it('keeps its contents when the memory grows', () => {
       const { memory, kernels } = setup(kind, 64);
       new Float32Array(memory.buffer).set([1, 2, 3, 4, 1, 1, 1, 1]);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { selectTopK } from './top-k.js';
+import { type FirstAtLeast, selectTopK } from './top-k.js';
 
 /** The reference: a full stable sort by score (descending), index breaking ties, cut to k. */
 function sortTopK(scores: ArrayLike<number>, k: number, accept: (index: number) => boolean = () => true) {
@@ -25,6 +25,33 @@ describe('selectTopK', () => {
         (values, k) => {
           const scores = Float32Array.from(values);
           expect(asEntries(selectTopK(scores, scores.length, k))).toEqual(sortTopK(scores, k));
+        },
+      ),
+    );
+  });
+
+  it('gives the same result with a skip loop of its own (firstAtLeast), ties broken by key', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: -5, max: 5 }), { maxLength: 300 }),
+        fc.integer({ min: 0, max: 40 }),
+        (values, k) => {
+          const scores = Float32Array.from(values);
+          const tieKey = (index: number) => `id-${(index * 7919) % 301}`;
+          let calls = 0;
+          const firstAtLeast: FirstAtLeast = (from, count, threshold) => {
+            calls++;
+            let i = from;
+            while (i < count && !(scores[i]! >= threshold)) i++;
+            return i;
+          };
+          const expected = selectTopK(scores, scores.length, k, undefined, tieKey);
+          expect(selectTopK(scores, scores.length, k, undefined, tieKey, firstAtLeast)).toEqual(expected);
+          const sorted = Array.from(scores, (score, index) => ({ score, index })).sort(
+            (a, b) => b.score - a.score || (tieKey(a.index) < tieKey(b.index) ? -1 : 1),
+          );
+          expect(asEntries(expected)).toEqual(sorted.slice(0, k));
+          if (k > 0 && scores.length > k) expect(calls).toBeGreaterThan(0);
         },
       ),
     );

@@ -14,6 +14,8 @@ export interface TopK {
  * A bounded min-heap of size k holds the best so far; its root is the worst of them, so most
  * entries are dismissed by one comparison. `accept`, when given, is asked only about entries
  * that would enter the heap: a filter is then evaluated on a handful of rows, not all of them.
+ * `firstAtLeast`, when given, replaces the loop that skips the entries below the heap's worst
+ * (the vector store passes its WebAssembly one, for scores in its memory).
  */
 export function selectTopK(
   scores: ArrayLike<number>,
@@ -21,8 +23,9 @@ export function selectTopK(
   k: number,
   accept?: (index: number) => boolean,
   tieKey?: (index: number) => string,
+  firstAtLeast?: FirstAtLeast,
 ): TopK {
-  const worse = tieKey === undefined ? worseByIndex : worseByKey(tieKey);
+  const tieWorse = tieKey === undefined ? laterIndex : largerKey(tieKey);
   const capacity = Math.max(0, Math.min(k, count));
   const heapScores = new Float64Array(capacity);
   const heapIndices = new Int32Array(capacity);
@@ -33,7 +36,7 @@ export function selectTopK(
     for (; i < count && size < capacity; i++) {
       const score = scores[i]!;
       if (Number.isNaN(score) || (accept !== undefined && !accept(i))) continue;
-      siftUp(heapScores, heapIndices, size, score, i, worse);
+      siftUp(heapScores, heapIndices, size, score, i, tieWorse);
       size++;
     }
     // Later indices are larger, so on equal scores (without a tie key) the one in the heap wins:
@@ -41,15 +44,17 @@ export function selectTopK(
     let threshold = heapScores[0]!;
     for (; i < count; i++) {
       // Most entries are below the threshold: skip them in a loop of one comparison each.
-      i = nextAtLeast(scores, i, count, threshold);
+      i =
+        firstAtLeast === undefined
+          ? nextAtLeast(scores, i, count, threshold)
+          : firstAtLeast(i, count, threshold);
       if (i === count) break;
       const score = scores[i]!;
       if (!(score > threshold)) {
-        if (tieKey === undefined || score !== threshold || !worse(heapScores[0]!, heapIndices[0]!, score, i))
-          continue;
+        if (tieKey === undefined || score !== threshold || !tieWorse(heapIndices[0]!, i)) continue;
       }
       if (accept !== undefined && !accept(i)) continue;
-      siftDown(heapScores, heapIndices, size, score, i, worse);
+      siftDown(heapScores, heapIndices, size, score, i, tieWorse);
       threshold = heapScores[0]!;
     }
   }
@@ -61,10 +66,16 @@ export function selectTopK(
     result[end - 1] = heapScores[0]!;
     const lastScore = heapScores[end - 1]!;
     const lastIndex = heapIndices[end - 1]!;
-    siftDown(heapScores, heapIndices, end - 1, lastScore, lastIndex, worse);
+    siftDown(heapScores, heapIndices, end - 1, lastScore, lastIndex, tieWorse);
   }
   return { indices, scores: result };
 }
+
+/**
+ * The first position from `from` (below `count`) whose score is at least `threshold` (NaN never
+ * is), or `count`; `threshold` is one of the scores.
+ */
+export type FirstAtLeast = (from: number, count: number, threshold: number) => number;
 
 /**
  * The first position from `from` whose score is at least `threshold` (NaN never is), or `count`.
@@ -84,17 +95,20 @@ function nextAtLeastF32(scores: Float32Array, from: number, count: number, thres
   return i;
 }
 
-type Worse = (scoreA: number, indexA: number, scoreB: number, indexB: number) => boolean;
+/**
+ * Between two entries of equal score, whether A ranks below B. The heap compares scores inline
+ * and asks this only on ties, so the common comparison is one instruction, not a call.
+ */
+type TieWorse = (indexA: number, indexB: number) => boolean;
 
-/** True when (scoreA, indexA) ranks below (scoreB, indexB): lower score, or same score and later. */
-function worseByIndex(scoreA: number, indexA: number, scoreB: number, indexB: number): boolean {
-  return scoreA < scoreB || (scoreA === scoreB && indexA > indexB);
+/** Without a tie key, the later index ranks below. */
+function laterIndex(indexA: number, indexB: number): boolean {
+  return indexA > indexB;
 }
 
-/** Lower score, or same score and a larger key (the same index is never worse than itself). */
-function worseByKey(tieKey: (index: number) => string): Worse {
-  return (scoreA, indexA, scoreB, indexB) =>
-    scoreA < scoreB || (scoreA === scoreB && indexA !== indexB && tieKey(indexA) > tieKey(indexB));
+/** With a tie key, the larger key ranks below (the same index is never below itself). */
+function largerKey(tieKey: (index: number) => string): TieWorse {
+  return (indexA, indexB) => indexA !== indexB && tieKey(indexA) > tieKey(indexB);
 }
 
 /** Inserts (score, index) at position `size` and restores the heap order upwards. */
@@ -104,14 +118,15 @@ function siftUp(
   size: number,
   score: number,
   index: number,
-  worse: Worse,
+  tieWorse: TieWorse,
 ): void {
   let position = size;
   while (position > 0) {
     const parent = (position - 1) >> 1;
     const parentScore = heapScores[parent]!;
     const parentIndex = heapIndices[parent]!;
-    if (!worse(score, index, parentScore, parentIndex)) break;
+    // Stop unless the new entry ranks below its parent (the root is the worst).
+    if (score > parentScore || (score === parentScore && !tieWorse(index, parentIndex))) break;
     heapScores[position] = parentScore;
     heapIndices[position] = parentIndex;
     position = parent;
@@ -127,7 +142,7 @@ function siftDown(
   size: number,
   score: number,
   index: number,
-  worse: Worse,
+  tieWorse: TieWorse,
 ): void {
   if (size === 0) return;
   let position = 0;
@@ -135,16 +150,23 @@ function siftDown(
     const left = 2 * position + 1;
     if (left >= size) break;
     let child = left;
+    let childScore = heapScores[left]!;
     const right = left + 1;
-    if (
-      right < size &&
-      worse(heapScores[right]!, heapIndices[right]!, heapScores[left]!, heapIndices[left]!)
-    ) {
-      child = right;
+    if (right < size) {
+      const rightScore = heapScores[right]!;
+      if (
+        rightScore < childScore ||
+        (rightScore === childScore && tieWorse(heapIndices[right]!, heapIndices[left]!))
+      ) {
+        child = right;
+        childScore = rightScore;
+      }
     }
-    if (!worse(heapScores[child]!, heapIndices[child]!, score, index)) break;
-    heapScores[position] = heapScores[child]!;
-    heapIndices[position] = heapIndices[child]!;
+    // Stop unless the worse child ranks below the entry sinking.
+    const childIndex = heapIndices[child]!;
+    if (childScore > score || (childScore === score && !tieWorse(childIndex, index))) break;
+    heapScores[position] = childScore;
+    heapIndices[position] = childIndex;
     position = child;
   }
   heapScores[position] = score;

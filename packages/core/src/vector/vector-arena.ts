@@ -2,6 +2,7 @@ import { ZerdaError } from '../errors/index.js';
 import { ARENA_IMAGE_HEADER_BYTES } from './arena-image.js';
 import { createScanKernels, LinearMemory, type ScanKernels } from './kernels/kernels.js';
 import type { ScanThreadHost, ScanThreads, ScanThreadsState } from './kernels/scan-threads.js';
+import type { FirstAtLeast } from './top-k.js';
 
 /** Byte offsets of the regions of the arena's memory, for a given capacity (in rows). */
 interface Layout {
@@ -481,6 +482,17 @@ export class VectorArena {
   /** What the quantised scans' scores are to be multiplied by to estimate q·x. */
   get quantizedQueryScale(): number {
     return this.queryScale;
+  }
+
+  /**
+   * `selectTopK`'s skip loop over `scores` run by the kernels, when the scores are a scan's output
+   * in this arena's memory (as long as the memory does not grow); undefined for other arrays.
+   */
+  firstAtLeast(scores: Float32Array): FirstAtLeast | undefined {
+    if (scores.buffer !== this.memory.buffer) return undefined;
+    const { kernels } = this;
+    const address = scores.byteOffset;
+    return (from, count, threshold) => kernels.firstAtLeast(address, from, count, threshold);
   }
 
   private scanListFromCodes(slots: ArrayLike<number>, count: number): ScanScores {

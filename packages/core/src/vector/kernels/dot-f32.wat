@@ -1,7 +1,8 @@
 ;; Exact float32 scan kernels for Zerda's in-memory vector store.
 ;;
 ;; Vectors are rows of `stride` float32 values (stride a multiple of 4; the store pads each row
-;; with zeros), stored contiguously in the imported memory. Every address is a byte offset.
+;; with zeros), stored contiguously in the imported memory. Every address is a byte offset. The
+;; module also holds the skip loop of top-k selection over the scans' float32 scores.
 ;; Compile with `node packages/core/scripts/build-kernels.mjs`, which writes generated/dot-f32.ts.
 (module
   (import "env" "memory" (memory 1))
@@ -108,4 +109,35 @@
         (local.set $out (i32.add (local.get $out) (i32.const 4)))
         (local.set $list (i32.add (local.get $list) (i32.const 4)))
         (br $rows))))
+
+  ;; The first position from `from` (below `count`) whose score at `scores` (float32) is at least
+  ;; `threshold`, or `count`: the loop in which top-k selection skips the scores below its heap's
+  ;; worst. NaN is never at least anything (f32x4.ge and f32.ge say false). Sixteen scores a step
+  ;; while a whole step remains, then one at a time; the step holding a match is walked one at a
+  ;; time too, to find the first. Positions, not addresses, are compared, so no sum wraps.
+  (func (export "first_at_least")
+    (param $scores i32) (param $from i32) (param $count i32) (param $threshold f32) (result i32)
+    (local $i i32) (local $p i32) (local $t v128)
+    (local.set $t (f32x4.splat (local.get $threshold)))
+    (local.set $i (local.get $from))
+    (block $found
+      (loop $steps
+        (br_if $found (i32.gt_u (i32.add (local.get $i) (i32.const 16)) (local.get $count)))
+        (local.set $p (i32.add (local.get $scores) (i32.shl (local.get $i) (i32.const 2))))
+        (br_if $found (v128.any_true (v128.or
+          (v128.or (f32x4.ge (v128.load (local.get $p)) (local.get $t))
+                   (f32x4.ge (v128.load offset=16 (local.get $p)) (local.get $t)))
+          (v128.or (f32x4.ge (v128.load offset=32 (local.get $p)) (local.get $t))
+                   (f32x4.ge (v128.load offset=48 (local.get $p)) (local.get $t))))))
+        (local.set $i (i32.add (local.get $i) (i32.const 16)))
+        (br $steps)))
+    (block $done
+      (loop $each
+        (br_if $done (i32.ge_u (local.get $i) (local.get $count)))
+        (br_if $done (f32.ge
+          (f32.load (i32.add (local.get $scores) (i32.shl (local.get $i) (i32.const 2))))
+          (local.get $threshold)))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $each)))
+    (local.get $i))
 )

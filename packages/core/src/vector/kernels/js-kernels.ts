@@ -112,3 +112,17 @@ export function dotI8ListJs(
     f32[o + j] = dotI8(i8, i16, q, base + row * strideBytes, strideBytes) * f32[s + row]!;
   }
 }
+
+export function firstAtLeastJs(
+  views: MemoryViews,
+  scores: number,
+  from: number,
+  count: number,
+  threshold: number,
+): number {
+  const { f32 } = views;
+  const s = scores >>> 2;
+  let i = from;
+  while (i < count && !(f32[s + i]! >= threshold)) i++;
+  return i;
+}

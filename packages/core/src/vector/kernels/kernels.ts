@@ -7,6 +7,7 @@ import {
   dotF32ListJs,
   dotI8AllJs,
   dotI8ListJs,
+  firstAtLeastJs,
   type MemoryViews,
 } from './js-kernels.js';
 import { type ScanThreadHost, ScanThreads } from './scan-threads.js';
@@ -52,6 +53,13 @@ export interface ScanKernels {
     scales: number,
     out: number,
   ): void;
+  /**
+   * The first position from `from` (below `count`) whose float32 score at address `scores` is at
+   * least `threshold` (itself a float32 value, as the heap's worst score is), or `count` (NaN
+   * never is): the skip loop of `selectTopK` over a scan's scores, sixteen at a time in
+   * WebAssembly.
+   */
+  firstAtLeast(scores: number, from: number, count: number, threshold: number): number;
   /**
    * The threads full scans may be split over (`ScanThreads.dotF32AllAsync`, `dotI8AllAsync`), when
    * the memory is shared and a host was given. The kernels above always run on the caller's thread.
@@ -205,6 +213,7 @@ function createWasmKernels(
     dotF32List: f32.dot_f32_list as Kernel,
     dotI8All: i8.dot_i8_all as Kernel,
     dotI8List: i8.dot_i8_list as Kernel,
+    firstAtLeast: f32.first_at_least as ScanKernels['firstAtLeast'],
   };
   if (!shared || host === undefined || host.threads < 2) return kernels;
   return { ...kernels, threads: new ScanThreads(host, [modules.f32, modules.i8], memory) };
@@ -229,5 +238,7 @@ function createJsKernels(memory: LinearMemory): ScanKernels {
       dotI8AllJs(current(), query, base, count, strideBytes, scales, out),
     dotI8List: (query, base, list, count, strideBytes, scales, out) =>
       dotI8ListJs(current(), query, base, list, count, strideBytes, scales, out),
+    firstAtLeast: (scores, from, count, threshold) =>
+      firstAtLeastJs(current(), scores, from, count, threshold),
   };
 }
