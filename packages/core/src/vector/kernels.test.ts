@@ -81,7 +81,11 @@ describe('scan kernels', () => {
         const query = scales + rows * 4;
         const out = query + stride * 2;
         const list = out + rows * 4;
-        const { memory, kernels } = setup(kind, list + rows * 4);
+        // A float32 query for re-scoring from the codes: `floats` values (a multiple of 4), then a
+        // NaN that a kernel reading past them would turn every score into.
+        const floats = Math.ceil(dimension / 4) * 4;
+        const floatQuery = list + rows * 4;
+        const { memory, kernels } = setup(kind, floatQuery + floats * 4 + 64);
         const codes = new Int8Array(memory.buffer, 0, rows * stride);
         const scale = new Float32Array(memory.buffer, scales, rows);
         const q = new Int16Array(memory.buffer, query, stride);
@@ -107,6 +111,17 @@ describe('scan kernels', () => {
           expect(listed[index]).toBe(
             Math.fround(dot(codes.subarray(row * stride), q, dimension) * scale[row]!),
           );
+        });
+        const f = new Float32Array(memory.buffer, floatQuery, floats + 1);
+        for (let j = 0; j < dimension; j++) f[j] = random() * 2 - 1;
+        f[floats] = Number.NaN;
+        kernels.dotF32I8List(floatQuery, 0, list, order.length, floats, stride, scales, out);
+        order.forEach((row, index) => {
+          const terms = codes.subarray(row * stride, row * stride + dimension);
+          const expected = dot(terms, f, dimension) * scale[row]!;
+          // Float32 sums: within a float32 rounding per term of the exact value.
+          const magnitude = terms.reduce((sum, c, j) => sum + Math.abs(c * f[j]!), 0) * scale[row]!;
+          expect(Math.abs(listed[index]! - expected)).toBeLessThanOrEqual(1e-6 * magnitude + 1e-6);
         });
       },
     );

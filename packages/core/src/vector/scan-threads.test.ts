@@ -15,6 +15,7 @@ import {
   type InMemoryVectorStoreSettings,
   type VectorQuantization,
 } from './in-memory-vector-store.js';
+import { createScanKernels, LinearMemory, type ScanKernels } from './kernels/kernels.js';
 import { MIN_ROWS_PER_THREAD, type ScanThreadHost } from './kernels/scan-threads.js';
 import { nodeScanThreads } from './kernels/scan-threads-node.js';
 import { loadInMemoryVectorStore, saveInMemoryVectorStore } from './store-files.js';
@@ -324,5 +325,149 @@ describe('scans split over worker threads', () => {
     expect(() => new InMemoryVectorStore({ kernel: 'js', threads: nodeScanThreads(2) })).toThrow(
       /need the WebAssembly kernels/,
     );
+  });
+});
+
+describe('the split between the caller and the workers', () => {
+  const rows = 4 * MIN_ROWS_PER_THREAD;
+  const stride = 8;
+  const strideBytes = 16;
+  // Regions of one shared memory: float32 rows, int8 rows, scales, the two queries, two outputs.
+  const layout = (() => {
+    let offset = 0;
+    const take = (bytes: number) => {
+      const start = offset;
+      offset += Math.ceil(bytes / 16) * 16;
+      return start;
+    };
+    return {
+      vectors: take(rows * stride * 4),
+      codes: take(rows * strideBytes),
+      scales: take(rows * 4),
+      query: take(stride * 4),
+      queryCodes: take(strideBytes * 2),
+      out: take(rows * 4),
+      expected: take(rows * 4),
+      end: offset,
+    };
+  })();
+  const kernelsList: ScanKernels[] = [];
+
+  afterAll(() => {
+    for (const kernels of kernelsList) kernels.threads?.close();
+  });
+
+  /** Kernels over a shared memory holding random rows, split over `host`'s threads. */
+  function splitKernels(host: ScanThreadHost): { kernels: ScanKernels; memory: LinearMemory } {
+    const memory = new LinearMemory('wasm', layout.end, true);
+    const kernels = createScanKernels(memory, host);
+    kernelsList.push(kernels);
+    const random = seededRandom(5);
+    const f32 = new Float32Array(memory.buffer);
+    for (let index = 0; index < rows * stride; index++) f32[layout.vectors / 4 + index] = random() - 0.5;
+    const i8 = new Int8Array(memory.buffer, layout.codes, rows * strideBytes);
+    for (let index = 0; index < i8.length; index++) i8[index] = Math.floor(random() * 255) - 127;
+    for (let row = 0; row < rows; row++) f32[layout.scales / 4 + row] = 0.5 + random();
+    return { kernels, memory };
+  }
+
+  /** A new random query, scanned with both kernels split, each checked against one thread's scan. */
+  async function scanBoth(kernels: ScanKernels, memory: LinearMemory, meanwhile: () => void) {
+    const random = seededRandom(Math.floor(Math.random() * 1e9));
+    const f32 = new Float32Array(memory.buffer);
+    const i16 = new Int16Array(memory.buffer, layout.queryCodes, strideBytes);
+    for (let j = 0; j < stride; j++) f32[layout.query / 4 + j] = random() - 0.5;
+    for (let j = 0; j < strideBytes; j++) i16[j] = Math.floor(random() * 255) - 127;
+    const out = new Float32Array(memory.buffer, layout.out, rows);
+    const expected = new Float32Array(memory.buffer, layout.expected, rows);
+    const threads = kernels.threads!;
+
+    kernels.dotF32All(layout.query, layout.vectors, rows, stride, layout.expected);
+    out.fill(Number.NaN);
+    let pending = threads.dotF32AllAsync(
+      kernels.dotF32All,
+      layout.query,
+      layout.vectors,
+      rows,
+      stride,
+      layout.out,
+    );
+    meanwhile();
+    await pending;
+    expect(firstDifference(out, expected)).toBe(-1);
+
+    kernels.dotI8All(layout.queryCodes, layout.codes, rows, strideBytes, layout.scales, layout.expected);
+    out.fill(Number.NaN);
+    pending = threads.dotI8AllAsync(
+      kernels.dotI8All,
+      layout.queryCodes,
+      layout.codes,
+      rows,
+      strideBytes,
+      layout.scales,
+      layout.out,
+    );
+    meanwhile();
+    await pending;
+    expect(firstDifference(out, expected)).toBe(-1);
+  }
+
+  /** The first index where the scores differ (-1: none); cheaper than a deep equality of 16,384 values. */
+  function firstDifference(a: Float32Array, b: Float32Array): number {
+    for (let index = 0; index < a.length; index++) if (a[index] !== b[index]) return index;
+    return -1;
+  }
+
+  async function ready(kernels: ScanKernels, memory: LinearMemory): Promise<void> {
+    await until(async () => {
+      await scanBoth(kernels, memory, () => {});
+      return kernels.threads!.state.workerParts > 0;
+    }, 'the scan workers to take part');
+  }
+
+  /** Blocks this thread for `ms` milliseconds. */
+  const pause = (ms: number) => () => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
+  it('starts even, and gives the caller more rows while the workers answer late, scores unchanged', async () => {
+    const node = nodeScanThreads(2);
+    // Every kernel call in the worker starts 3 ms late, as a worker slow to wake would.
+    const late: ScanThreadHost = {
+      threads: 2,
+      start: (source, data, onError) =>
+        node.start(
+          `const Instance = WebAssembly.Instance;
+WebAssembly.Instance = function (module, imports) {
+  const exports = new Instance(module, imports).exports;
+  const slowed = {};
+  for (const name of Object.keys(exports)) {
+    slowed[name] = (...args) => (Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 3), exports[name](...args));
+  }
+  return { exports: slowed };
+};
+${source}`,
+          data,
+          onError,
+        ),
+    };
+    const { kernels, memory } = splitKernels(late);
+    expect(kernels.threads!.callerShares).toEqual({ f32: 0.5, i8: 0.5 });
+    await ready(kernels, memory);
+    for (let scan = 0; scan < 60; scan++) await scanBoth(kernels, memory, () => {});
+    const shares = kernels.threads!.callerShares;
+    expect(shares.f32).toBeGreaterThan(0.6);
+    expect(shares.i8).toBeGreaterThan(0.6);
+    // Never more than the bound: each worker keeps at least half an even part.
+    expect(Math.max(shares.f32, shares.i8)).toBeLessThanOrEqual(0.75);
+    expect(kernels.threads!.state.failure).toBeUndefined();
+  });
+
+  it('gives the caller fewer rows while it has other work before it waits, scores unchanged', async () => {
+    const { kernels, memory } = splitKernels(nodeScanThreads(2));
+    await ready(kernels, memory);
+    for (let scan = 0; scan < 60; scan++) await scanBoth(kernels, memory, pause(3));
+    const shares = kernels.threads!.callerShares;
+    expect(shares.f32).toBeLessThan(0.45);
+    expect(shares.i8).toBeLessThan(0.45);
+    expect(Math.min(shares.f32, shares.i8)).toBeGreaterThanOrEqual(0.25);
   });
 });

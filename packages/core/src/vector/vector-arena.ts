@@ -430,7 +430,7 @@ export class VectorArena {
   /**
    * Dot products of the float32 query with the given rows, in order: exact when the float32 rows
    * are kept, else with each row's codes times its scale (only the row's own quantisation error
-   * remains, not the query's). Used to re-score a shortlist, so a plain loop is enough.
+   * remains, not the query's). Used to re-score a shortlist.
    */
   scanList(slots: ArrayLike<number>, count: number): ScanScores {
     const { layout } = this;
@@ -496,18 +496,18 @@ export class VectorArena {
   }
 
   private scanListFromCodes(slots: ArrayLike<number>, count: number): ScanScores {
-    this.refreshViews();
-    const { dimension, codeStride, layout, f32, i8 } = this;
-    const query = layout.query / 4;
-    const scales = layout.scales / 4;
-    const out = layout.scores / 4;
-    for (let index = 0; index < count; index++) {
-      const slot = slots[index]!;
-      const codes = layout.codes + slot * codeStride;
-      let sum = 0;
-      for (let j = 0; j < dimension; j++) sum += f32[query + j]! * i8[codes + j]!;
-      f32[out + index] = sum * f32[scales + slot]!;
-    }
+    const { layout } = this;
+    this.writeList(slots, count);
+    this.kernels.dotF32I8List(
+      layout.query,
+      layout.codes,
+      layout.list,
+      count,
+      this.stride,
+      this.codeStride,
+      layout.scales,
+      layout.scores,
+    );
     return this.scores(count);
   }
 

@@ -113,6 +113,31 @@ export function dotI8ListJs(
   }
 }
 
+export function dotF32I8ListJs(
+  views: MemoryViews,
+  query: number,
+  base: number,
+  list: number,
+  count: number,
+  stride: number,
+  strideBytes: number,
+  scales: number,
+  out: number,
+): void {
+  const { f32, i32, i8 } = views;
+  const q = query >>> 2;
+  const s = scales >>> 2;
+  const l = list >>> 2;
+  const o = out >>> 2;
+  for (let j = 0; j < count; j++) {
+    const row = i32[l + j]!;
+    const p = base + row * strideBytes;
+    let sum = 0;
+    for (let k = 0; k < stride; k++) sum += f32[q + k]! * i8[p + k]!;
+    f32[o + j] = sum * f32[s + row]!;
+  }
+}
+
 export function firstAtLeastJs(
   views: MemoryViews,
   scores: number,

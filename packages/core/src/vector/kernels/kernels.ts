@@ -4,6 +4,7 @@ import { dotI8SharedWasm, dotI8Wasm } from './generated/dot-i8.js';
 import {
   createViews,
   dotF32AllJs,
+  dotF32I8ListJs,
   dotF32ListJs,
   dotI8AllJs,
   dotI8ListJs,
@@ -49,6 +50,20 @@ export interface ScanKernels {
     base: number,
     list: number,
     count: number,
+    strideBytes: number,
+    scales: number,
+    out: number,
+  ): void;
+  /**
+   * out[j] = (query . codes[list[j]]) * scales[list[j]] for a float32 query of `stride` values:
+   * re-scores a shortlist from the codes when no float32 rows are kept.
+   */
+  dotF32I8List(
+    query: number,
+    base: number,
+    list: number,
+    count: number,
+    stride: number,
     strideBytes: number,
     scales: number,
     out: number,
@@ -213,6 +228,7 @@ function createWasmKernels(
     dotF32List: f32.dot_f32_list as Kernel,
     dotI8All: i8.dot_i8_all as Kernel,
     dotI8List: i8.dot_i8_list as Kernel,
+    dotF32I8List: i8.dot_f32_i8_list as Kernel,
     firstAtLeast: f32.first_at_least as ScanKernels['firstAtLeast'],
   };
   if (!shared || host === undefined || host.threads < 2) return kernels;
@@ -238,6 +254,8 @@ function createJsKernels(memory: LinearMemory): ScanKernels {
       dotI8AllJs(current(), query, base, count, strideBytes, scales, out),
     dotI8List: (query, base, list, count, strideBytes, scales, out) =>
       dotI8ListJs(current(), query, base, list, count, strideBytes, scales, out),
+    dotF32I8List: (query, base, list, count, stride, strideBytes, scales, out) =>
+      dotF32I8ListJs(current(), query, base, list, count, stride, strideBytes, scales, out),
     firstAtLeast: (scores, from, count, threshold) =>
       firstAtLeastJs(current(), scores, from, count, threshold),
   };

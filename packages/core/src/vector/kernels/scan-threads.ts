@@ -60,6 +60,9 @@ const CLOSED = -1;
 const KERNEL_F32 = 0;
 const KERNEL_I8 = 1;
 
+/** How far one scan moves the caller's share of the next (a fraction of the rows). */
+const SHARE_STEP = 1 / 512;
+
 /** Fewer rows than this per thread are scanned on the caller's thread alone: the handoff would cost more. */
 export const MIN_ROWS_PER_THREAD = 4096;
 
@@ -97,6 +100,12 @@ for (;;) {
 `;
 
 type Kernel = (...args: number[]) => void;
+
+/** The caller's share of a scan in `parts` parts, kept such that every part is at least half an even one. */
+function boundedShare(share: number, parts: number): number {
+  const even = 1 / parts;
+  return Math.min(Math.max(share, even / 2), 1 - (1 - even) / 2);
+}
 
 const ignore = (): void => {};
 
@@ -152,7 +161,7 @@ const waitAsync = (Atomics as unknown as { waitAsync?: WaitAsync }).waitAsync;
 /**
  * Worker threads sharing one WebAssembly memory, each with its own instances of the kernels: a
  * full scan is cut into one part per thread; the workers take theirs, the caller's thread scans
- * the first part, then waits for the others asynchronously (`Atomics.waitAsync`; a blocking wait
+ * the first part (its size adapts, see `balance`), then waits for the others asynchronously (`Atomics.waitAsync`; a blocking wait
  * where the runtime lacks it), so other work runs on the caller's thread meanwhile, and a
  * browser's main thread, which may not block, can split scans too. The caller keeps the memory
  * unchanged until the scan is finished, and starts no other scan meanwhile.
@@ -181,7 +190,11 @@ export class ScanThreads {
   private out = 0;
   private count = 0;
   private parts = 0;
+  /** Rows of part 0, the caller's; the workers' parts have `size` rows each (the last one fewer). */
+  private callerRows = 0;
   private size = 0;
+  /** Per kernel: the fraction of a scan's rows the caller's thread takes (see `balance`). */
+  private readonly callerShare = new Float64Array(2);
   private failure: string | undefined;
   private workerParts = 0;
   private splitting = false;
@@ -191,6 +204,7 @@ export class ScanThreads {
     const control = new SharedArrayBuffer((host.threads - 1) * CONTROL_BYTES);
     this.words = new Int32Array(control);
     this.handed = new Uint8Array(host.threads);
+    this.callerShare.fill(1 / host.threads);
     this.jobs = new Int32Array(host.threads - 1);
     for (let index = 0; index < host.threads - 1; index++) {
       const data: ScanWorkerData = { modules, memory, control, index };
@@ -243,6 +257,11 @@ export class ScanThreads {
       : undefined;
   }
 
+  /** The fraction of a full scan's rows the caller's thread takes now, per kernel (see `balance`). */
+  get callerShares(): { f32: number; i8: number } {
+    return { f32: this.callerShare[KERNEL_F32]!, i8: this.callerShare[KERNEL_I8]! };
+  }
+
   /** Stops the workers; later scans run on the caller's thread. Call it with no scan in flight. */
   close(): void {
     if (this.closed) return;
@@ -290,18 +309,19 @@ export class ScanThreads {
     this.out = out;
     this.count = count;
     this.parts = parts;
-    this.size = Math.ceil(count / parts);
+    this.callerRows = Math.round(count * boundedShare(this.callerShare[kernel]!, parts));
+    this.size = Math.ceil((count - this.callerRows) / (parts - 1));
     this.splitting = true;
     const { words, handed, jobs } = this;
     for (let part = 1; part < parts; part++) {
       const at = (part - 1) * CONTROL_WORDS;
       handed[part] = Atomics.load(words, at + READY);
       if (handed[part] !== 1) continue;
-      const first = part * this.size;
+      const first = this.firstRow(part);
       words[at + KERNEL] = kernel;
       words[at + ARGUMENTS] = query;
       words[at + ARGUMENTS + 1] = base + first * rowBytes;
-      words[at + ARGUMENTS + 2] = Math.min(this.size, count - first);
+      words[at + ARGUMENTS + 2] = this.rowsOf(part);
       words[at + ARGUMENTS + 3] = stride;
       // f32: (query, base, count, stride, out); i8: (query, base, count, strideBytes, scales, out).
       if (kernel === KERNEL_F32) {
@@ -341,6 +361,9 @@ export class ScanThreads {
    */
   private async finishAsync(): Promise<void> {
     try {
+      // Whatever the caller runs next (a keyword branch, say) runs before this continues.
+      await undefined;
+      this.balance();
       for (let part = 1; part < this.parts; part++) {
         let done = this.handed[part] === 1;
         if (done && waitAsync === undefined) {
@@ -381,9 +404,35 @@ export class ScanThreads {
     if (this.failure !== undefined) this.close();
   }
 
+  /**
+   * Moves rows between the caller and the workers for the next scans of this kernel, once the
+   * caller comes to wait: the workers start late (a wake-up takes a fraction of a millisecond on a
+   * virtual machine) and the caller may have other work meanwhile, so even parts leave one side
+   * idle. A worker still busy gives the caller more rows; all workers done give it fewer. The
+   * steps are uneven so that the workers are usually done already, a wait costing more than an
+   * idle worker.
+   */
+  private balance(): void {
+    let busy = false;
+    for (let part = 1; part < this.parts; part++) {
+      const at = (part - 1) * CONTROL_WORDS;
+      if (this.handed[part] === 1 && Atomics.load(this.words, at + DONE) !== this.jobs[part - 1]) busy = true;
+    }
+    const share = this.callerShare[this.kernel]! + (busy ? 2 * SHARE_STEP : -SHARE_STEP);
+    this.callerShare[this.kernel] = boundedShare(share, this.parts);
+  }
+
+  private firstRow(part: number): number {
+    return part === 0 ? 0 : this.callerRows + (part - 1) * this.size;
+  }
+
+  private rowsOf(part: number): number {
+    return part === 0 ? this.callerRows : Math.min(this.size, this.count - this.firstRow(part));
+  }
+
   private scanHere(part: number): void {
-    const first = part * this.size;
-    const rows = Math.min(this.size, this.count - first);
+    const first = this.firstRow(part);
+    const rows = this.rowsOf(part);
     const base = this.base + first * this.rowBytes;
     const out = this.out + first * 4;
     if (this.kernel === KERNEL_F32) this.direct(this.query, base, rows, this.stride, out);
