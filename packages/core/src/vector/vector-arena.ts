@@ -433,10 +433,22 @@ export class VectorArena {
    * remains, not the query's). Used to re-score a shortlist.
    */
   scanList(slots: ArrayLike<number>, count: number): ScanScores {
-    const { layout } = this;
-    if (!this.keepsFloat32) return this.scanListFromCodes(slots, count);
+    const { layout, kernels } = this;
     this.writeList(slots, count);
-    this.kernels.dotF32List(layout.query, layout.vectors, layout.list, count, this.stride, layout.scores);
+    if (this.keepsFloat32) {
+      kernels.dotF32List(layout.query, layout.vectors, layout.list, count, this.stride, layout.scores);
+    } else {
+      kernels.dotF32I8List(
+        layout.query,
+        layout.codes,
+        layout.list,
+        count,
+        this.stride,
+        this.codeStride,
+        layout.scales,
+        layout.scores,
+      );
+    }
     return this.scores(count);
   }
 
@@ -493,22 +505,6 @@ export class VectorArena {
     const { kernels } = this;
     const address = scores.byteOffset;
     return (from, count, threshold) => kernels.firstAtLeast(address, from, count, threshold);
-  }
-
-  private scanListFromCodes(slots: ArrayLike<number>, count: number): ScanScores {
-    const { layout } = this;
-    this.writeList(slots, count);
-    this.kernels.dotF32I8List(
-      layout.query,
-      layout.codes,
-      layout.list,
-      count,
-      this.stride,
-      this.codeStride,
-      layout.scales,
-      layout.scores,
-    );
-    return this.scores(count);
   }
 
   private writeList(slots: ArrayLike<number>, count: number): void {

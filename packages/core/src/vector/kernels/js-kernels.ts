@@ -113,6 +113,13 @@ export function dotI8ListJs(
   }
 }
 
+/** The float32 query (at float index `q`) . the int8 codes at byte `p`, over `stride` values. */
+function dotF32I8(f32: Float32Array, i8: Int8Array, q: number, p: number, stride: number): number {
+  let sum = 0;
+  for (let j = 0; j < stride; j++) sum += f32[q + j]! * i8[p + j]!;
+  return sum;
+}
+
 export function dotF32I8ListJs(
   views: MemoryViews,
   query: number,
@@ -131,10 +138,7 @@ export function dotF32I8ListJs(
   const o = out >>> 2;
   for (let j = 0; j < count; j++) {
     const row = i32[l + j]!;
-    const p = base + row * strideBytes;
-    let sum = 0;
-    for (let k = 0; k < stride; k++) sum += f32[q + k]! * i8[p + k]!;
-    f32[o + j] = sum * f32[s + row]!;
+    f32[o + j] = dotF32I8(f32, i8, q, base + row * strideBytes, stride) * f32[s + row]!;
   }
 }
 
