@@ -105,6 +105,34 @@ describe('pruned BM25 scoring over many windows', () => {
     }
   });
 
+  it('never looks at a document that a posting of a frequent term cannot carry to the top k', () => {
+    // Two words in every document, their counts 1 to 4: a query of both has flat top scores, and
+    // no block bound is low enough to skip, only single postings (a count of 1 or 2 in all but the
+    // shortest documents) can be dropped.
+    const next = random(28);
+    const flat = Array.from({ length: 12_000 }, (_, i) => {
+      const words = Array.from(
+        { length: 20 + Math.floor(next() * 60) },
+        () => `f${Math.floor(next() * 500)}`,
+      );
+      for (const word of ['head', 'neck']) {
+        for (let c = 1 + Math.floor(next() * 4); c > 0; c--) words.push(word);
+      }
+      return { id: `flat-${i}`, text: words.join(' ') };
+    });
+    const index = new BM25Index({ analyzer: whitespace });
+    for (let i = 0; i < flat.length; i += 5_000) index.add(flat.slice(i, i + 5_000));
+    for (const k of [1, 10, 100]) {
+      const exhaustive = index.searchWithCount('head neck', k, { exhaustive: true });
+      const pruned = index.searchWithCount('head neck', k);
+      expect(pruned.hits).toEqual(exhaustive.hits);
+      expect(exhaustive.matched).toBe(flat.length);
+      // Documents looked at: those of the first window, and few of the rest (three in four
+      // without the test per posting, a third with it).
+      expect(pruned.matched).toBeLessThan(flat.length / 2);
+    }
+  });
+
   it('bounds every posting of a block at any average length, and tighter than maxTf and min length/tf apart', () => {
     const next = random(27);
     const postings = 40 * BLOCK_SIZE;

@@ -586,13 +586,22 @@ const OTHERS_BOUND = 1;
 /** A lower bound of the final k-th score (see `scoreFloor`). */
 const FLOOR = 2;
 
+/**
+ * A block's postings are tested one by one against the least contribution that can reach the
+ * threshold when that least is above this share of the block's bound: most then fall below it.
+ */
+const SELECTIVE_SHARE = 0.75;
+
 /** What one look-up of a term costs, in postings read in order. */
 const LOOKUP_COST = 4;
 
 /**
  * Adds term `t`'s postings in the window to the accumulator, and marks it essential. Skips the
  * blocks whose bound, with the bounds of the window's other terms (`scratch.limits`), cannot
- * reach the threshold: none of their documents can make the top k.
+ * reach the threshold: none of their documents can make the top k. In a block whose bound is
+ * not far above that, it also drops each posting that cannot: its document is then neither
+ * scored nor looked at, unless another essential term marks it (a partial score without this
+ * term's part is only lower, and a document's exact score is summed again before it is kept).
  */
 function accumulate(
   scratch: ScoringScratch,
@@ -610,6 +619,8 @@ function accumulate(
   const weight = scratch.query.weights[t] as number;
   const threshold = limits[THRESHOLD] as number;
   const othersBound = limits[OTHERS_BOUND] as number;
+  // The least contribution of this term that can still reach the threshold.
+  const least = threshold / BOUND_SLACK - othersBound;
   const termEnd = scratch.end[t] as number;
   const start = scratch.start[t] as number;
   const first = scratch.firstBlock[t] as number;
@@ -623,13 +634,18 @@ function accumulate(
       b++;
       continue;
     }
+    // A test that would keep most postings costs more in mispredicted branches than it saves.
+    const dropBelow =
+      least > weight * (factors[b] as number) * SELECTIVE_SHARE ? least : Number.NEGATIVE_INFINITY;
     for (; p < blockEnd; p++) {
       const doc = postDocs[p] as number;
       if (doc >= windowEnd) return;
       const local = doc - windowStart;
       if (local < 0) continue;
       const tf = postTfs[p] as number;
-      windowScores[local] = (windowScores[local] as number) + (weight * tf) / (tf + (norms[doc] as number));
+      const value = (weight * tf) / (tf + (norms[doc] as number));
+      if (value < dropBelow) continue;
+      windowScores[local] = (windowScores[local] as number) + value;
       windowHits[local >>> 5] = (windowHits[local >>> 5] as number) | (1 << (local & 31));
     }
     b++;
