@@ -133,6 +133,44 @@ describe('pruned BM25 scoring over many windows', () => {
     }
   });
 
+  it('narrows the candidates to the documents of a term that every candidate must hold', () => {
+    // Words in a fixed share of the documents, with counts of 1 to 3: a query of all four has
+    // flat top scores, and no document reaches them without both of its two rarest words.
+    const next = random(29);
+    const shares: [string, number][] = [
+      ['arm', 0.25],
+      ['leg', 0.35],
+      ['hand', 0.8],
+      ['foot', 0.95],
+    ];
+    const documents = Array.from({ length: 24_000 }, (_, i) => {
+      const words = Array.from(
+        { length: 20 + Math.floor(next() * 60) },
+        () => `f${Math.floor(next() * 500)}`,
+      );
+      for (const [word, share] of shares) {
+        if (next() < share) for (let c = 1 + Math.floor(next() * 3); c > 0; c--) words.push(word);
+      }
+      return { id: `body-${i}`, text: words.join(' ') };
+    });
+    const index = new BM25Index({ analyzer: whitespace });
+    for (let i = 0; i < documents.length; i += 10_000) index.add(documents.slice(i, i + 10_000));
+    for (const k of [1, 10, 100]) {
+      const exhaustive = index.searchWithCount('arm leg hand foot', k, { exhaustive: true });
+      const pruned = index.searchWithCount('arm leg hand foot', k);
+      expect(pruned.hits).toEqual(exhaustive.hits);
+    }
+    // At k = 100 the threshold leaves many documents of every single word short of it: narrowed
+    // to those of 'arm' and 'leg' that can still reach it, a tenth of the documents are looked at
+    // (half without the narrowing).
+    const { matched } = index.searchWithCount('arm leg hand foot', 100);
+    expect(matched).toBeLessThan(documents.length / 4);
+    // Partial scores left out of the candidates are cleared with the rest: nothing a query leaves
+    // behind changes what the next one looks at.
+    for (const query of ['hand foot', 'foot arm', 'leg']) index.search(query, 10);
+    expect(index.searchWithCount('arm leg hand foot', 100).matched).toBe(matched);
+  });
+
   it('bounds every posting of a block at any average length, and tighter than maxTf and min length/tf apart', () => {
     const next = random(27);
     const postings = 40 * BLOCK_SIZE;

@@ -103,6 +103,8 @@ export class ScoringScratch {
   // Pruned scoring, per window: the essential terms' partial scores and which documents have one.
   readonly windowScores = new Float64Array(WINDOW_SIZE);
   readonly windowHits = new Int32Array(WINDOW_SIZE >>> 5);
+  /** The candidates a pass of a term that every candidate must hold leaves (see `accumulate`). */
+  readonly passHits = new Int32Array(WINDOW_SIZE >>> 5);
   // Per window of every segment: its segment, the sum of its terms' bounds, and a max-heap of
   // windows by that sum (scored best first, so that the k-th score rises early).
   windowSegment = new Int32Array(0);
@@ -134,8 +136,8 @@ export class ScoringScratch {
   essential = new Uint8Array(16);
   /** Term positions of the window's live terms, by ascending bound. */
   order = new Int32Array(16);
-  /** Floats handed to `accumulate` (indexed by THRESHOLD, OTHERS_BOUND): arguments would be boxed. */
-  readonly limits = new Float64Array(3);
+  /** Floats handed to `accumulate` (indexed by THRESHOLD, OTHERS_BOUND, ...): arguments would be boxed. */
+  readonly limits = new Float64Array(4);
   /** The k best single-term contributions, for the score floor (only its threshold is read). */
   readonly floorHeap = new TopKHeap(16);
 
@@ -488,14 +490,28 @@ function scoreWindow(
     windowBound += windowTermBound[window * termCount + (order[a] as number)] as number;
   const { limits } = scratch;
   limits[THRESHOLD] = threshold;
+  // In a dense window the accumulator is cleared whole at the end, so a pass may leave out of the
+  // candidates documents that it or an earlier pass scored (see `accumulate`).
+  const windowShare = (windowEnd - windowStart) / segment.docCount;
+  let expectedPostings = 0;
+  for (let a = nonEssential; a < active; a++) {
+    const at = s * termCount + (order[a] as number);
+    expectedPostings +=
+      ((scratch.segmentTermEnd[at] as number) - (scratch.segmentTermStart[at] as number)) * windowShare;
+  }
+  const dense = expectedPostings >= DENSE_WINDOW_POSTINGS;
+  // The bounds of the terms not accumulated yet.
+  let pendingBound = windowBound;
   for (let a = nonEssential; a < active; a++) {
     const t = order[a] as number;
-    limits[OTHERS_BOUND] = windowBound - (windowTermBound[window * termCount + t] as number);
+    const bound = windowTermBound[window * termCount + t] as number;
+    pendingBound -= bound;
+    limits[OTHERS_BOUND] = windowBound - bound;
+    limits[PENDING_BOUND] = dense ? pendingBound : Number.POSITIVE_INFINITY;
     accumulate(scratch, postDocs, postTfs, blockLastDoc, factors, norms, t, windowStart, windowEnd);
   }
   // While looking the largest non-essential term up for the documents that can still make the
   // top k would cost more than reading all its postings in the window, it becomes essential too.
-  const windowShare = (windowEnd - windowStart) / segment.docCount;
   while (nonEssential > 0) {
     const t = order[nonEssential - 1] as number;
     const at = s * termCount + t;
@@ -513,7 +529,10 @@ function scoreWindow(
       }
     }
     if (candidates <= limit) break;
-    limits[OTHERS_BOUND] = windowBound - (windowTermBound[window * termCount + t] as number);
+    const bound = windowTermBound[window * termCount + t] as number;
+    pendingBound -= bound;
+    limits[OTHERS_BOUND] = windowBound - bound;
+    limits[PENDING_BOUND] = dense ? pendingBound : Number.POSITIVE_INFINITY;
     accumulate(scratch, postDocs, postTfs, blockLastDoc, factors, norms, t, windowStart, windowEnd);
     nonEssential--;
     nonEssentialBound = 0;
@@ -578,6 +597,7 @@ function scoreWindow(
       }
     }
   }
+  if (dense) windowScores.fill(0, 0, windowEnd - windowStart);
   return matched;
 }
 
@@ -585,6 +605,17 @@ const THRESHOLD = 0;
 const OTHERS_BOUND = 1;
 /** A lower bound of the final k-th score (see `scoreFloor`). */
 const FLOOR = 2;
+/**
+ * The bounds of the window's terms that remain to be accumulated after this one: +Infinity when
+ * every document a pass scores must stay a candidate (a window not dense, see `accumulate`).
+ */
+const PENDING_BOUND = 3;
+
+/**
+ * Essential postings expected in a window from which its accumulator is cleared whole (a 16 KiB
+ * fill), not document by document, and so from which a pass may narrow the candidates.
+ */
+const DENSE_WINDOW_POSTINGS = 256;
 
 /**
  * A block's postings are tested one by one against the least contribution that can reach the
@@ -602,6 +633,12 @@ const LOOKUP_COST = 4;
  * not far above that, it also drops each posting that cannot: its document is then neither
  * scored nor looked at, unless another essential term marks it (a partial score without this
  * term's part is only lower, and a document's exact score is summed again before it is kept).
+ *
+ * A term without which no document can reach the threshold (the other terms' bounds together
+ * fall short) is in every document that can. In a dense window its pass therefore replaces the
+ * window's candidates with the documents of its postings whose partial score, with the bounds of
+ * the terms still to come, can reach the threshold: for a query of several frequent terms, a few
+ * hundred documents rather than every document one of them is in.
  */
 function accumulate(
   scratch: ScoringScratch,
@@ -614,22 +651,27 @@ function accumulate(
   windowStart: number,
   windowEnd: number,
 ): void {
-  const { windowScores, windowHits, limits } = scratch;
+  const { windowScores, windowHits, passHits, limits } = scratch;
   scratch.essential[t] = 1;
   const weight = scratch.query.weights[t] as number;
   const threshold = limits[THRESHOLD] as number;
   const othersBound = limits[OTHERS_BOUND] as number;
   // The least contribution of this term that can still reach the threshold.
   const least = threshold / BOUND_SLACK - othersBound;
+  // The least partial score of a candidate after this pass, when the pass narrows them.
+  const candidateLeast =
+    least > 0 ? threshold / BOUND_SLACK - (limits[PENDING_BOUND] as number) : Number.NEGATIVE_INFINITY;
+  const narrows = candidateLeast !== Number.NEGATIVE_INFINITY;
+  const marks = narrows ? passHits : windowHits;
   const termEnd = scratch.end[t] as number;
   const start = scratch.start[t] as number;
   const first = scratch.firstBlock[t] as number;
   let p = scratch.cursor[t] as number;
   let b = first + ((p - start) >>> BLOCK_SHIFT);
-  while (p < termEnd) {
+  postings: while (p < termEnd) {
     const blockEnd = Math.min(start + ((b + 1 - first) << BLOCK_SHIFT), termEnd);
     if (weight * (factors[b] as number) * BOUND_SLACK + othersBound < threshold) {
-      if ((blockLastDoc[b] as number) >= windowEnd) return;
+      if ((blockLastDoc[b] as number) >= windowEnd) break;
       p = blockEnd;
       b++;
       continue;
@@ -639,16 +681,22 @@ function accumulate(
       least > weight * (factors[b] as number) * SELECTIVE_SHARE ? least : Number.NEGATIVE_INFINITY;
     for (; p < blockEnd; p++) {
       const doc = postDocs[p] as number;
-      if (doc >= windowEnd) return;
+      if (doc >= windowEnd) break postings;
       const local = doc - windowStart;
       if (local < 0) continue;
       const tf = postTfs[p] as number;
       const value = (weight * tf) / (tf + (norms[doc] as number));
       if (value < dropBelow) continue;
-      windowScores[local] = (windowScores[local] as number) + value;
-      windowHits[local >>> 5] = (windowHits[local >>> 5] as number) | (1 << (local & 31));
+      const partial = (windowScores[local] as number) + value;
+      windowScores[local] = partial;
+      if (partial >= candidateLeast)
+        marks[local >>> 5] = (marks[local >>> 5] as number) | (1 << (local & 31));
     }
     b++;
+  }
+  if (narrows) {
+    windowHits.set(passHits);
+    passHits.fill(0);
   }
 }
 
