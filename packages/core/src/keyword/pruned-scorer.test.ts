@@ -25,6 +25,26 @@ function corpus(seed: number, documents: number): { id: string; text: string }[]
   return texts.map((text, i) => ({ id: `doc-${i}`, text }));
 }
 
+/**
+ * `count` documents of 20 to 80 filler words, each with some query words added: a word with a
+ * share under 1 in about that share of the documents, 1 to `maxCount` times.
+ */
+function withWords(
+  seed: number,
+  count: number,
+  words: readonly [word: string, share: number, maxCount: number][],
+): { id: string; text: string }[] {
+  const next = random(seed);
+  return Array.from({ length: count }, (_, i) => {
+    const text = Array.from({ length: 20 + Math.floor(next() * 60) }, () => `f${Math.floor(next() * 500)}`);
+    for (const [word, share, maxCount] of words) {
+      if (share < 1 && next() >= share) continue;
+      for (let c = 1 + Math.floor(next() * maxCount); c > 0; c--) text.push(word);
+    }
+    return { id: `doc-${i}`, text: text.join(' ') };
+  });
+}
+
 function queries(seed: number, count: number): string[] {
   const next = random(seed);
   return Array.from({ length: count }, (_, q) => {
@@ -109,17 +129,10 @@ describe('pruned BM25 scoring over many windows', () => {
     // Two words in every document, their counts 1 to 4: a query of both has flat top scores, and
     // no block bound is low enough to skip, only single postings (a count of 1 or 2 in all but the
     // shortest documents) can be dropped.
-    const next = random(28);
-    const flat = Array.from({ length: 12_000 }, (_, i) => {
-      const words = Array.from(
-        { length: 20 + Math.floor(next() * 60) },
-        () => `f${Math.floor(next() * 500)}`,
-      );
-      for (const word of ['head', 'neck']) {
-        for (let c = 1 + Math.floor(next() * 4); c > 0; c--) words.push(word);
-      }
-      return { id: `flat-${i}`, text: words.join(' ') };
-    });
+    const flat = withWords(28, 12_000, [
+      ['head', 1, 4],
+      ['neck', 1, 4],
+    ]);
     const index = new BM25Index({ analyzer: whitespace });
     for (let i = 0; i < flat.length; i += 5_000) index.add(flat.slice(i, i + 5_000));
     for (const k of [1, 10, 100]) {
@@ -136,23 +149,12 @@ describe('pruned BM25 scoring over many windows', () => {
   it('narrows the candidates to the documents of a term that every candidate must hold', () => {
     // Words in a fixed share of the documents, with counts of 1 to 3: a query of all four has
     // flat top scores, and no document reaches them without both of its two rarest words.
-    const next = random(29);
-    const shares: [string, number][] = [
-      ['arm', 0.25],
-      ['leg', 0.35],
-      ['hand', 0.8],
-      ['foot', 0.95],
-    ];
-    const documents = Array.from({ length: 24_000 }, (_, i) => {
-      const words = Array.from(
-        { length: 20 + Math.floor(next() * 60) },
-        () => `f${Math.floor(next() * 500)}`,
-      );
-      for (const [word, share] of shares) {
-        if (next() < share) for (let c = 1 + Math.floor(next() * 3); c > 0; c--) words.push(word);
-      }
-      return { id: `body-${i}`, text: words.join(' ') };
-    });
+    const documents = withWords(29, 24_000, [
+      ['arm', 0.25, 3],
+      ['leg', 0.35, 3],
+      ['hand', 0.8, 3],
+      ['foot', 0.95, 3],
+    ]);
     const index = new BM25Index({ analyzer: whitespace });
     for (let i = 0; i < documents.length; i += 10_000) index.add(documents.slice(i, i + 10_000));
     for (const k of [1, 10, 100]) {

@@ -138,7 +138,7 @@ export class ScoringScratch {
   order = new Int32Array(16);
   /** Where `streamNorms` leaves the sum of what it read, so that its reads are not optimised away. */
   readonly sink = new Float64Array(1);
-  /** Floats handed to `accumulate` (indexed by THRESHOLD, OTHERS_BOUND, ...): arguments would be boxed. */
+  /** Floats handed to `accumulate` (indexed by THRESHOLD, WINDOW_BOUND, ...): arguments would be boxed. */
   readonly limits = new Float64Array(4);
   /** The k best single-term contributions, for the score floor (only its threshold is read). */
   readonly floorHeap = new TopKHeap(16);
@@ -505,15 +505,11 @@ function scoreWindow(
   }
   const dense = expectedPostings >= DENSE_WINDOW_POSTINGS;
   if (expectedPostings >= STREAMED_NORMS_POSTINGS) streamNorms(scratch, norms, windowStart, windowEnd);
-  // The bounds of the terms not accumulated yet.
-  let pendingBound = windowBound;
+  limits[WINDOW_BOUND] = windowBound;
+  limits[PENDING_BOUND] = dense ? windowBound : Number.POSITIVE_INFINITY;
   for (let a = nonEssential; a < active; a++) {
     const t = order[a] as number;
-    const bound = windowTermBound[window * termCount + t] as number;
-    pendingBound -= bound;
-    limits[OTHERS_BOUND] = windowBound - bound;
-    limits[PENDING_BOUND] = dense ? pendingBound : Number.POSITIVE_INFINITY;
-    accumulate(scratch, postDocs, postTfs, blockLastDoc, factors, norms, t, windowStart, windowEnd);
+    accumulate(scratch, postDocs, postTfs, blockLastDoc, factors, norms, window, t, windowStart, windowEnd);
   }
   // While looking the largest non-essential term up for the documents that can still make the
   // top k would cost more than reading all its postings in the window, it becomes essential too.
@@ -534,11 +530,7 @@ function scoreWindow(
       }
     }
     if (candidates <= limit) break;
-    const bound = windowTermBound[window * termCount + t] as number;
-    pendingBound -= bound;
-    limits[OTHERS_BOUND] = windowBound - bound;
-    limits[PENDING_BOUND] = dense ? pendingBound : Number.POSITIVE_INFINITY;
-    accumulate(scratch, postDocs, postTfs, blockLastDoc, factors, norms, t, windowStart, windowEnd);
+    accumulate(scratch, postDocs, postTfs, blockLastDoc, factors, norms, window, t, windowStart, windowEnd);
     nonEssential--;
     nonEssentialBound = 0;
     for (let a = 0; a < nonEssential; a++) {
@@ -608,12 +600,13 @@ function scoreWindow(
 }
 
 const THRESHOLD = 0;
-const OTHERS_BOUND = 1;
+/** The sum of the window's terms' bounds. */
+const WINDOW_BOUND = 1;
 /** A lower bound of the final k-th score (see `scoreFloor`). */
 const FLOOR = 2;
 /**
- * The bounds of the window's terms that remain to be accumulated after this one: +Infinity when
- * every document a pass scores must stay a candidate (a window not dense, see `accumulate`).
+ * The bounds of the window's terms not accumulated yet (each pass takes its own off): +Infinity
+ * when every document a pass scores must stay a candidate (a window not dense, see `accumulate`).
  */
 const PENDING_BOUND = 3;
 
@@ -673,20 +666,23 @@ function accumulate(
   blockLastDoc: Uint32Array,
   factors: Float32Array,
   norms: Float64Array,
+  window: number,
   t: number,
   windowStart: number,
   windowEnd: number,
 ): void {
-  const { windowScores, windowHits, passHits, limits } = scratch;
+  const { windowScores, windowHits, passHits, limits, query } = scratch;
   scratch.essential[t] = 1;
-  const weight = scratch.query.weights[t] as number;
+  const weight = query.weights[t] as number;
   const threshold = limits[THRESHOLD] as number;
-  const othersBound = limits[OTHERS_BOUND] as number;
+  const bound = scratch.windowTermBound[window * query.count + t] as number;
+  const othersBound = (limits[WINDOW_BOUND] as number) - bound;
+  const pendingBound = (limits[PENDING_BOUND] as number) - bound;
+  limits[PENDING_BOUND] = pendingBound;
   // The least contribution of this term that can still reach the threshold.
   const least = threshold / BOUND_SLACK - othersBound;
   // The least partial score of a candidate after this pass, when the pass narrows them.
-  const candidateLeast =
-    least > 0 ? threshold / BOUND_SLACK - (limits[PENDING_BOUND] as number) : Number.NEGATIVE_INFINITY;
+  const candidateLeast = least > 0 ? threshold / BOUND_SLACK - pendingBound : Number.NEGATIVE_INFINITY;
   const narrows = candidateLeast !== Number.NEGATIVE_INFINITY;
   const marks = narrows ? passHits : windowHits;
   const termEnd = scratch.end[t] as number;
