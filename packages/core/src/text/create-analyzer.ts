@@ -2,6 +2,7 @@ import { InvalidArgumentError } from '../errors/index.js';
 import { type Analyzer, TermKeys } from './analyzer.js';
 import { hasArabicBlock, normalizeArabic } from './arabic-normalizer.js';
 import { arabicLightStem } from './arabic-stemmer.js';
+import { AsciiTokenScanner } from './ascii-scanner.js';
 import { porterStem } from './porter-stemmer.js';
 import { type StopWordListName, stopWordLists } from './stop-words/index.js';
 import { detach, hashRange, packedHash, TermCache } from './term-cache.js';
@@ -145,11 +146,10 @@ class ZerdaAnalyzer implements Analyzer {
     if (this.depth === 0) cache.startOverIfFull();
     this.depth++;
     // One span buffer serves every call; a re-entrant call (from a custom stemmer) gets its own.
-    const spans = spansInUse ? new TokenSpans() : sharedSpans;
+    const topLevel = !spansInUse;
     spansInUse = true;
     try {
-      spans.count = 0;
-      scanTokens(text, lucene, spans);
+      const spans = topLevel ? scanShared(text, lucene) : scanFresh(text, lucene);
       const data = spans.data;
       const count = spans.count;
       let keys = out.keys;
@@ -198,7 +198,7 @@ class ZerdaAnalyzer implements Analyzer {
       out.term = this.termOfKey;
     } finally {
       this.depth--;
-      if (spans === sharedSpans) spansInUse = false;
+      if (topLevel) spansInUse = false;
     }
   }
 
@@ -232,7 +232,26 @@ class ZerdaAnalyzer implements Analyzer {
 }
 
 const sharedSpans = new TokenSpans();
+/** The WebAssembly scan of ASCII texts into spans of its own; undefined where it cannot run. */
+const asciiScanner = AsciiTokenScanner.create();
+/** Whether a call holds the shared spans (the scanner's or `sharedSpans`). */
 let spansInUse = false;
+
+/** The spans of `text` in the buffers top-level calls share: the scanner's, or `sharedSpans`. */
+function scanShared(text: string, lucene: boolean): TokenSpans {
+  const scanned = asciiScanner?.scan(text, lucene);
+  if (scanned !== undefined) return scanned;
+  sharedSpans.count = 0;
+  scanTokens(text, lucene, sharedSpans);
+  return sharedSpans;
+}
+
+/** The spans of `text` in a buffer of their own, for a re-entrant call. */
+function scanFresh(text: string, lucene: boolean): TokenSpans {
+  const spans = new TokenSpans();
+  scanTokens(text, lucene, spans);
+  return spans;
+}
 
 function isAscii(text: string): boolean {
   for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) >= 0x80) return false;

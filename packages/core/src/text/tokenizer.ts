@@ -119,11 +119,13 @@ function classAt(text: string, index: number): number {
 
 /**
  * The scanner behind `tokenize`, appending token positions to `out`. A hand-written loop over
- * char codes with a class table, which matters when indexing millions of tokens.
+ * char codes with a class table, which matters when indexing millions of tokens. Scans from
+ * `from`, which must not be inside a token; with `once`, stops after the first token. Returns
+ * where it stopped.
  */
-export function scanTokens(text: string, lucene: boolean, out: TokenSpans): void {
+export function scanTokens(text: string, lucene: boolean, out: TokenSpans, from = 0, once = false): number {
   const n = text.length;
-  let i = 0;
+  let i = from;
   while (i < n) {
     let code = text.charCodeAt(i);
     let cls = code < 0x80 ? asciiClasses[code]! : nonAsciiClass(text, i, code);
@@ -132,8 +134,10 @@ export function scanTokens(text: string, lucene: boolean, out: TokenSpans): void
         const width = charWidth(code);
         out.push(i, i + width, NOT_PACKED, 0, 0, 0);
         i += width;
+        if (once) return i;
       } else if (cls === KATAKANA) {
         i = scanKatakana(text, i, out);
+        if (once) return i;
       } else {
         i++;
       }
@@ -256,7 +260,9 @@ export function scanTokens(text: string, lucene: boolean, out: TokenSpans): void
     }
     if (end - start > PACKED_MAX_LENGTH) flags |= NOT_PACKED;
     out.push(start, end, flags, word0, word1, word2);
+    if (once) return i;
   }
+  return n;
 }
 
 function isPossessiveS(text: string, index: number, n: number): boolean {

@@ -1,4 +1,11 @@
 import { InvalidArgumentError } from '../../errors/index.js';
+import {
+  decodeBase64,
+  WASM_MAX_PAGES,
+  WASM_PAGE_BYTES,
+  type WasmMemory,
+  webAssembly,
+} from '../../util/webassembly.js';
 import { dotF32SharedWasm, dotF32Wasm } from './generated/dot-f32.js';
 import { dotI8SharedWasm, dotI8Wasm } from './generated/dot-i8.js';
 import {
@@ -12,13 +19,6 @@ import {
   type MemoryViews,
 } from './js-kernels.js';
 import { type ScanThreadHost, ScanThreads } from './scan-threads.js';
-import {
-  decodeBase64,
-  WASM_MAX_PAGES,
-  WASM_PAGE_BYTES,
-  type WasmMemory,
-  webAssembly,
-} from './webassembly.js';
 
 /** Which implementation scans: WebAssembly SIMD, plain JavaScript, or the best available. */
 export type KernelPreference = 'auto' | 'wasm' | 'js';

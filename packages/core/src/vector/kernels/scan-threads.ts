@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from '../../errors/index.js';
-import type { WasmMemory } from './webassembly.js';
+import type { WasmMemory } from '../../util/webassembly.js';
 
 /**
  * What starts the worker threads a store's full scans are split over: Node's `worker_threads`
