@@ -70,21 +70,83 @@ describe('AsciiTokenScanner', () => {
     expect(scanned(short, true)).toEqual(expected(short, true));
   });
 
-  it('leaves non-ASCII texts and texts over a million characters to scanTokens', () => {
-    expect(theScanner().scan('naïve café', false)).toBeUndefined();
-    expect(theScanner().scan('lone \ud800 surrogate', false)).toBeUndefined();
-    expect(theScanner().scan('a '.repeat(2 ** 19 + 1), false)).toBeUndefined();
-    expect(scanned('a '.repeat(2 ** 19), false)).toEqual(expected('a '.repeat(2 ** 19), false));
+  it('scans texts that are not all ASCII: their ASCII in WebAssembly, the rest as scanTokens does', () => {
+    const notAscii = fc
+      .array(
+        fc.oneof(
+          { weight: 6, arbitrary: joinerText },
+          {
+            weight: 2,
+            arbitrary: fc.constantFrom(
+              'é',
+              '’',
+              '“',
+              '—',
+              'الطاقة',
+              '\u0301',
+              '\u00ad',
+              '漢',
+              'カナ',
+              '😀',
+              '\ud800',
+              '\udc00',
+              '٣',
+            ),
+          },
+        ),
+        { maxLength: 10 },
+      )
+      .map((parts) => parts.join(''));
+    const encoder = new TextEncoder();
+    let byKernel = 0;
+    fc.assert(
+      fc.property(notAscii, fc.boolean(), (text, lucene) => {
+        const spans = scanned(text, lucene);
+        if (spans === undefined) {
+          // Only a text mostly outside ASCII, by its first 64 characters or its UTF-8 length, is
+          // left to scanTokens.
+          const head = Math.min(64, text.length);
+          let outside = 0;
+          for (let i = 0; i < head; i++) if (text.charCodeAt(i) >= 0x80) outside++;
+          const headOutside = outside > head / 8;
+          const bytesOutside = encoder.encode(text).length - text.length > text.length / 8;
+          expect(headOutside || bytesOutside).toBe(true);
+        } else {
+          byKernel++;
+          expect(spans).toEqual(expected(text, lucene));
+        }
+      }),
+      { numRuns: 20_000, seed: 19 },
+    );
+    expect(byKernel).toBeGreaterThan(10_000);
+    // A word that goes on past ASCII: into an accent, an Arabic letter, a format character, a
+    // combining mark; after a joiner; an emoji and a lone surrogate before later words.
+    for (const tail of ['é', 'ب', '\u00adx', '\u0301', "'é", '-١', '.é', ' 😀 x', ' \ud800 y']) {
+      const text = `${'word '.repeat(10)}end${tail} after ${'more words '.repeat(10)}`;
+      expect(scanned(text, false)).toEqual(expected(text, false));
+      expect(scanned(text, true)).toEqual(expected(text, true));
+    }
   });
 
-  it('gives the analyser the terms it gets from scanTokens', () => {
-    // A non-ASCII word at the end sends the same text down scanTokens: the terms before it match.
+  it('leaves Arabic and Chinese text to scanTokens', () => {
+    expect(theScanner().scan('الطاقة الشمسية في المدن', false)).toBeUndefined();
+    expect(theScanner().scan('太阳能 solar', false)).toBeUndefined();
+  });
+
+  it('leaves texts over 262,144 characters to scanTokens', () => {
+    expect(theScanner().scan('a '.repeat(2 ** 17 + 1), false)).toBeUndefined();
+    expect(scanned('a '.repeat(2 ** 17), false)).toEqual(expected('a '.repeat(2 ** 17), false));
+  });
+
+  it('gives the analyser the terms of each token, wherever the text holds other characters', () => {
+    // Han ideographs around the text: it is scanned as an ASCII stretch within a text, or (when
+    // short) by scanTokens, and its terms are those of the text alone.
     const analyzers = [createAnalyzer(), createAnalyzer({ tokenizer: 'lucene', stemmer: 'none' })];
     fc.assert(
       fc.property(joinerText, (text) => {
         for (const analyzer of analyzers) {
           const terms = analyzer.analyze(text);
-          expect(analyzer.analyze(`${text} é`)).toEqual([...terms, 'é']);
+          expect(analyzer.analyze(`漢 ${text} 字`)).toEqual(['漢', ...terms, '字']);
         }
       }),
       { numRuns: 5_000, seed: 19 },
