@@ -232,13 +232,17 @@ class ZerdaAnalyzer implements Analyzer {
 }
 
 const sharedSpans = new TokenSpans();
-/** The WebAssembly scan of ASCII texts into spans of its own; undefined where it cannot run. */
-const asciiScanner = AsciiTokenScanner.create();
+/**
+ * The WebAssembly scan of ASCII texts into spans of its own, made on first use (null until then,
+ * undefined where it cannot run), so that loading core compiles and allocates nothing for it.
+ */
+let asciiScanner: AsciiTokenScanner | undefined | null = null;
 /** Whether a call holds the shared spans (the scanner's or `sharedSpans`). */
 let spansInUse = false;
 
 /** The spans of `text` in the buffers top-level calls share: the scanner's, or `sharedSpans`. */
 function scanShared(text: string, lucene: boolean): TokenSpans {
+  if (asciiScanner === null) asciiScanner = AsciiTokenScanner.create();
   const scanned = asciiScanner?.scan(text, lucene);
   if (scanned !== undefined) return scanned;
   sharedSpans.count = 0;
