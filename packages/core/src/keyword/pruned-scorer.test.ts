@@ -45,6 +45,13 @@ function withWords(
   });
 }
 
+/** An index of `documents` added in batches of `batch`: segments (and windows) of that size. */
+function indexInBatches(documents: readonly { id: string; text: string }[], batch: number): BM25Index {
+  const index = new BM25Index({ analyzer: whitespace });
+  for (let i = 0; i < documents.length; i += batch) index.add(documents.slice(i, i + batch));
+  return index;
+}
+
 function queries(seed: number, count: number): string[] {
   const next = random(seed);
   return Array.from({ length: count }, (_, q) => {
@@ -61,9 +68,8 @@ describe('pruned BM25 scoring over many windows', () => {
   const documents = corpus(21, 14_000);
 
   it('returns exactly the exhaustive top k, ties in id order, across segments and removals', () => {
-    const index = new BM25Index({ analyzer: whitespace });
     // Uneven batches: segments whose windows do not line up with each other.
-    for (let i = 0; i < documents.length; i += 4_500) index.add(documents.slice(i, i + 4_500));
+    const index = indexInBatches(documents, 4_500);
     index.remove(
       documents.filter((_, i) => i % 11 === 3).map((d) => d.id),
       { compact: false },
@@ -106,8 +112,7 @@ describe('pruned BM25 scoring over many windows', () => {
     const lengthened = documents.map((d, i) =>
       i >= 4_000 && i < 8_000 ? { id: d.id, text: `${d.text} ${d.text} ${d.text}` } : d,
     );
-    const index = new BM25Index({ analyzer: whitespace });
-    for (let i = 0; i < lengthened.length; i += 2_000) index.add(lengthened.slice(i, i + 2_000));
+    const index = indexInBatches(lengthened, 2_000);
     index.remove(
       lengthened.filter((_, i) => i % 5 === 1 && i < 6_000).map((d) => d.id),
       { compact: false },
@@ -133,8 +138,7 @@ describe('pruned BM25 scoring over many windows', () => {
       ['head', 1, 4],
       ['neck', 1, 4],
     ]);
-    const index = new BM25Index({ analyzer: whitespace });
-    for (let i = 0; i < flat.length; i += 5_000) index.add(flat.slice(i, i + 5_000));
+    const index = indexInBatches(flat, 5_000);
     for (const k of [1, 10, 100]) {
       const exhaustive = index.searchWithCount('head neck', k, { exhaustive: true });
       const pruned = index.searchWithCount('head neck', k);
@@ -155,8 +159,7 @@ describe('pruned BM25 scoring over many windows', () => {
       ['hand', 0.8, 3],
       ['foot', 0.95, 3],
     ]);
-    const index = new BM25Index({ analyzer: whitespace });
-    for (let i = 0; i < documents.length; i += 10_000) index.add(documents.slice(i, i + 10_000));
+    const index = indexInBatches(documents, 10_000);
     for (const k of [1, 10, 100]) {
       const exhaustive = index.searchWithCount('arm leg hand foot', k, { exhaustive: true });
       const pruned = index.searchWithCount('arm leg hand foot', k);
