@@ -2,6 +2,10 @@ import { Worker } from 'node:worker_threads';
 import { type Chunk, InMemoryVectorStore, type InMemoryVectorStoreSettings } from '@zerda/core';
 import { nodeScanThreads } from '@zerda/core/node';
 import usearch from 'usearch';
+// The store's own scan kernels (private to core, so imported from its source): the compute floors
+// below time exactly the code the store runs.
+import { dotF32Wasm } from '../../packages/core/src/vector/kernels/generated/dot-f32.js';
+import { dotI8Wasm } from '../../packages/core/src/vector/kernels/generated/dot-i8.js';
 import { formatBytes, meanOverlap, percentile } from '../lib/measure.js';
 import {
   clusteredVectors,
@@ -22,6 +26,11 @@ import type { BenchRow, BenchSuite, BenchSuiteOptions } from '../report.js';
  * float32 vectors (and one the size of the int8 codes) by a WebAssembly SIMD load loop, timed
  * interleaved with the searches like any of them, so each scan can be compared with the memory
  * bandwidth of the same moment (`quality.vsBandwidth`: the scan's p50 over the read's p50).
+ * Two more measure the compute side: the store's own float32 and int8 kernels scanning a block
+ * of rows small enough to stay in cache, as many times as the data has rows, so the time is the
+ * kernel's arithmetic with no memory traffic (`quality.vsCompute`: the scan's p50 over that
+ * floor's, divided by its threads). A scan near both floors is at the machine's limit; the
+ * floors also say how fast the machine was during the run (a shared VM varies by the hour).
  * Every row also reports the CPU time of its median query (`quality.cpuP50Ms`): on a shared
  * machine the wall-clock time includes waits for a core, the CPU time does not.
  *
@@ -55,6 +64,8 @@ interface VectorSystem {
   build(data: VectorData): BuiltSystem | Promise<BuiltSystem>;
   /** A memory-bandwidth probe: no results (no recall), and the scans are compared with it. */
   bandwidth?: 'float32' | 'int8';
+  /** A compute-floor probe (see `computeFloor`): no results, and the scans are compared with it. */
+  compute?: 'float32' | 'int8';
   /** Threads the system reads or scans with, when more than one: compared with the probe of as many. */
   threads?: number;
 }
@@ -182,6 +193,59 @@ function bandwidthProbe(bytesPerValue: 4 | 1, threads: 1 | 2 = 1): VectorSystem[
   };
 }
 
+/** Rows of the block a compute floor scans over and over: 768 KB, within one core's L2 cache. */
+const FLOOR_BLOCK_BYTES = 768 * 1024;
+
+/**
+ * The scan's arithmetic alone: the store's kernel (`dot_f32_all`, or `dot_i8_all` over int8
+ * codes of the same vectors) run over a block of the data's first rows that stays in cache, as
+ * many times as it takes to score as many rows as the data has. No memory traffic, same work.
+ */
+function computeFloor(kind: 'float32' | 'int8'): VectorSystem['build'] {
+  return ({ vectors, ids }) => {
+    const api = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+    const count = ids.length;
+    const rowBytes = DIMENSION * (kind === 'float32' ? 4 : 1);
+    const block = Math.min(count, Math.floor(FLOOR_BLOCK_BYTES / rowBytes));
+    // Layout: query (float32, or int16 codes), rows, per-row scales (int8), scores.
+    const query = 0;
+    const base = DIMENSION * 4;
+    const scales = base + block * rowBytes;
+    const out = scales + block * 4;
+    const memory = new api.Memory({ initial: Math.ceil((out + block * 4) / 65_536) });
+    const buffer = memory.buffer;
+    const wasm = Buffer.from(kind === 'float32' ? dotF32Wasm : dotI8Wasm, 'base64');
+    const kernels = new api.Instance(new api.Module(wasm), { env: { memory } }).exports;
+    if (kind === 'float32') {
+      new Float32Array(buffer, base, block * DIMENSION).set(vectors.subarray(0, block * DIMENSION));
+    } else {
+      // Unit vectors: each value times 127 is an int8 code (the store scales per row; the
+      // arithmetic is the same).
+      const codes = new Int8Array(buffer, base, block * DIMENSION);
+      for (let i = 0; i < codes.length; i++) codes[i] = Math.round(vectors[i]! * 127);
+      new Float32Array(buffer, scales, block).fill(1 / 127);
+    }
+    const dotAll = (kind === 'float32' ? kernels.dot_f32_all : kernels.dot_i8_all) as (
+      ...args: number[]
+    ) => void;
+    return {
+      search(vector) {
+        if (kind === 'float32') new Float32Array(buffer, query, DIMENSION).set(vector);
+        else {
+          const codes = new Int16Array(buffer, query, DIMENSION);
+          for (let j = 0; j < DIMENSION; j++) codes[j] = Math.round(vector[j]! * 127);
+        }
+        for (let done = 0; done < count; done += block) {
+          const rows = Math.min(block, count - done);
+          if (kind === 'float32') dotAll(query, base, rows, DIMENSION, out);
+          else dotAll(query, base, rows, DIMENSION, scales, out);
+        }
+        return [];
+      },
+    };
+  };
+}
+
 const systems: VectorSystem[] = [
   {
     name: 'memory bandwidth f32',
@@ -212,6 +276,20 @@ const systems: VectorSystem[] = [
     build: bandwidthProbe(1, 2),
     bandwidth: 'int8',
     threads: 2,
+  },
+  {
+    name: 'compute floor f32',
+    notes:
+      'not a search: the exact scan kernel (dot_f32_all) over a 768 KB block of rows kept in cache, run ' +
+      'until it has scored as many rows as the data has: the arithmetic of an exact scan without its memory traffic',
+    build: computeFloor('float32'),
+    compute: 'float32',
+  },
+  {
+    name: 'compute floor i8',
+    notes: 'as above, the int8 scan kernel (dot_i8_all) over codes: the arithmetic of the int8 scans',
+    build: computeFloor('int8'),
+    compute: 'int8',
   },
   {
     name: 'zerda exact',
@@ -356,6 +434,10 @@ async function run({ sizes, queries: queryCount, skip, log }: BenchSuiteOptions)
       );
       return probe === undefined ? undefined : percentile(probe.latencies, 50);
     };
+    const computeP50 = (kind: 'float32' | 'int8'): number | undefined => {
+      const probe = contenders.find((contender) => contender.system.compute === kind);
+      return probe === undefined ? undefined : percentile(probe.latencies, 50);
+    };
     for (const { system, built, buildMs, memoryBytes, latencies, cpuLatencies, results } of contenders) {
       const searchMs = latencies.reduce((sum, ms) => sum + ms, 0);
       const row: BenchRow = {
@@ -384,13 +466,22 @@ async function run({ sizes, queries: queryCount, skip, log }: BenchSuiteOptions)
         quality.bestMs = round(best, 3);
         quality.gbPerSecondP50 = round(bytes / (percentile(latencies, 50) * 1e6), 2);
         quality.gbPerSecondBest = round(bytes / (best * 1e6), 2);
+      } else if (system.compute !== undefined) {
+        quality.bestMs = round(Math.min(...latencies), 3);
       } else {
         if (reference !== undefined) quality['recall@10'] = round(meanOverlap(results, reference, TOP_K), 4);
         quality.bytesPerVector = round(built.bytesPerVector ?? memoryBytes / size, 1);
         // The scan's floor: the read of its own data (codes for the int8 modes, float32 otherwise).
-        const floor = bandwidthP50(system.name.includes('int8') ? 'int8' : 'float32', system.threads ?? 1);
+        const kind = system.name.includes('int8') ? 'int8' : 'float32';
+        const threads = system.threads ?? 1;
+        const floor = bandwidthP50(kind, threads);
         if (floor !== undefined && floor > 0)
           quality.vsBandwidth = round(percentile(latencies, 50) / floor, 2);
+        // Only Zerda's WebAssembly scans run these kernels.
+        const wasmScan = system.name.startsWith('zerda') && !system.name.endsWith(' js');
+        const arithmetic = wasmScan ? computeP50(kind) : undefined;
+        if (arithmetic !== undefined && arithmetic > 0)
+          quality.vsCompute = round((percentile(latencies, 50) * threads) / arithmetic, 2);
       }
       row.quality = quality;
       log(
