@@ -1,4 +1,13 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BackendError } from '@zerda/core';
@@ -54,13 +63,53 @@ export function indexFromBytes(faiss: FaissModule, bytes: Uint8Array): FaissInde
   });
 }
 
-/** Runs `use` on a path in a new private temporary folder, removed afterwards whatever happens. */
+/**
+ * Runs `use` on the path of a new temporary file, removed afterwards whatever happens. On Linux the
+ * file has no name (O_TMPFILE) and is reached through /proc/self/fd: the system frees it when its
+ * descriptor closes, so a process killed in mid-save leaves nothing behind (an index file is as
+ * large as the index). Elsewhere it lies in a new private folder, removed in a `finally`.
+ */
 function throughTemporaryFile<T>(use: (path: string) => T): T {
+  const descriptor = openUnnamedFile();
+  if (descriptor !== undefined) {
+    try {
+      return use(`/proc/self/fd/${descriptor}`);
+    } finally {
+      closeSync(descriptor);
+    }
+  }
   const directory = onTemporaryFile(() => mkdtempSync(join(tmpdir(), 'zerda-faiss-')));
   try {
     return use(join(directory, 'index'));
   } finally {
     rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Linux's O_TMPFILE (Node does not name it): 020000000 with O_DIRECTORY, on the architectures
+ * where that is its value. Undefined elsewhere.
+ */
+const O_TMPFILE =
+  process.platform === 'linux' && (process.arch === 'x64' || process.arch === 'arm64')
+    ? 0o20000000 | constants.O_DIRECTORY
+    : undefined;
+
+/**
+ * A descriptor of a new unnamed file in the temporary folder, readable and writable through
+ * /proc/self/fd; undefined where there is none (not Linux, no /proc, a file system without
+ * O_TMPFILE, or a folder that cannot be written, which the named file then reports).
+ */
+function openUnnamedFile(): number | undefined {
+  if (O_TMPFILE === undefined) return undefined;
+  let descriptor: number | undefined;
+  try {
+    descriptor = openSync(tmpdir(), O_TMPFILE | constants.O_RDWR, 0o600);
+    readlinkSync(`/proc/self/fd/${descriptor}`);
+    return descriptor;
+  } catch {
+    if (descriptor !== undefined) closeSync(descriptor);
+    return undefined;
   }
 }
 

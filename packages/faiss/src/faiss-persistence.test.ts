@@ -356,6 +356,45 @@ describe.skipIf(faissSkipped)('indexes go to FAISS and back through a temporary 
     expect(buffer.growth).toBeGreaterThan(buffer.rounds * buffer.size);
   });
 
+  // An index file is as large as the index (gigabytes at a million vectors). On Linux it has no
+  // name (O_TMPFILE), so the system frees it with the process, however the process ends.
+  it.runIf(process.platform === 'linux')(
+    'a process killed while an index goes through its temporary file leaves nothing in the temporary folder',
+    async () => {
+      const folder = await mkdtemp(join(tmpdir(), 'zerda-faiss-kill-'));
+      try {
+        for (let round = 0; round < 5; round++) {
+          const child = spawn(process.execPath, nodeArguments('serialise-loop.ts', 'forever'), {
+            cwd: packageRoot,
+            env: { ...process.env, NODE_OPTIONS: '', TMPDIR: folder },
+            stdio: ['ignore', 'pipe', 'inherit'],
+          });
+          children.push(child);
+          // The loop spends nearly all its time writing or reading the file: killed at any moment
+          // after it starts, it is almost surely in the middle of one.
+          await new Promise<void>((resolve, reject) => {
+            child.on('error', reject);
+            child.on('exit', (code) => reject(new Error(`serialise-loop exited early (${code})`)));
+            child.stdout!.on('data', (data: Buffer) => {
+              if (data.toString().includes('looping')) resolve();
+            });
+          });
+          await new Promise((resolve) => setTimeout(resolve, 20 + round * 15));
+          child.removeAllListeners('exit');
+          child.kill('SIGKILL');
+          await new Promise((resolve) => child.once('exit', resolve));
+          // (tsx keeps its cache there too.)
+          const left = (await readdir(folder)).filter((name) => !name.startsWith('tsx-'));
+          expect(left).toEqual([]);
+        }
+      } finally {
+        for (const child of children.splice(0)) child.kill('SIGKILL');
+        await rm(folder, { recursive: true, force: true });
+      }
+    },
+    60_000,
+  );
+
   it('refuses to save or load where no temporary file can be made, with a BackendError naming the folder', async () => {
     const store = await filledStore('hnsw', 'cosine');
     const directory = await temporaryDirectory();

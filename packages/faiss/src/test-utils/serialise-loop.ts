@@ -1,8 +1,9 @@
 // Run in a new Node process (with --expose-gc) by the serialisation tests: writes an index out and
 // reads it back many times, and prints how much the process grew meanwhile. A process of its own,
 // so that nothing else the test runner does moves its memory. Usage:
-// serialise-loop.ts <file|buffer>: through `indexToBytes`/`indexFromBytes`, or through
-// faiss-node's `toBuffer`/`fromBuffer` (which leak, for comparison).
+// serialise-loop.ts <file|buffer|forever>: through `indexToBytes`/`indexFromBytes`, or through
+// faiss-node's `toBuffer`/`fromBuffer` (which leak, for comparison); `forever` prints "looping"
+// and goes through `indexToBytes`/`indexFromBytes` until it is killed.
 import { indexFromBytes, indexToBytes } from '../faiss-index.js';
 import { loadFaissModule } from '../faiss-module.js';
 
@@ -16,7 +17,7 @@ const size = indexToBytes(index).byteLength;
 
 async function roundTrips(count: number): Promise<void> {
   for (let round = 0; round < count; round++) {
-    if (through === 'file') indexFromBytes(faiss, indexToBytes(index));
+    if (through !== 'buffer') indexFromBytes(faiss, indexToBytes(index));
     else bufferModule.Index.fromBuffer((index as unknown as { toBuffer(): Buffer }).toBuffer());
     // As between an application's saves: the indexes read are finalised, and their memory freed,
     // only once the event loop turns.
@@ -33,6 +34,11 @@ async function settledRss(): Promise<number> {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   return process.memoryUsage().rss;
+}
+
+if (through === 'forever') {
+  process.stdout.write('looping\n');
+  for (;;) await roundTrips(100);
 }
 
 // The allocator keeps a bounded amount of freed memory for reuse; a leak grows with every round.
