@@ -150,3 +150,51 @@ export function formatBytes(bytes: number): string {
   if (bytes < 1024 ** 3) return `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
   return `${(bytes / 1024 ** 3).toFixed(2)} GiB`;
 }
+
+/** A built system as the interleaved timing loop sees it: results for a query (top-10 ids, say). */
+export interface TimedContender<Q = Float32Array, R = string[]> {
+  built: { search(query: Q): R | Promise<R> };
+  latencies: number[];
+  /** CPU time (user + system, this process) of each timed query, in milliseconds, when kept. */
+  cpuLatencies?: number[];
+  /** Results of the timed queries, query i at position i. */
+  results: R[];
+}
+
+/**
+ * Times every system on the same queries, interleaved: query i goes to each system in turn
+ * (starting with a different one each time), so that a change in the machine's load (other
+ * processes, garbage collection) falls on all systems alike rather than on whichever ran then.
+ * Each system first runs the warm-up queries untimed (default: the first 10 timed ones). A
+ * system stops once it has spent `budgetMs` and timed at least `minQueries`.
+ */
+export async function timeInterleaved<Q, R>(
+  contenders: TimedContender<Q, R>[],
+  queries: readonly Q[],
+  {
+    budgetMs,
+    minQueries,
+    warmupQueries = queries.slice(0, 10),
+  }: { budgetMs: number; minQueries: number; warmupQueries?: readonly Q[] },
+): Promise<void> {
+  for (const contender of contenders) {
+    for (const query of warmupQueries) await contender.built.search(query);
+  }
+  const spent = new Map<TimedContender<Q, R>, number>();
+  for (let index = 0; index < queries.length; index++) {
+    for (let turn = 0; turn < contenders.length; turn++) {
+      const contender = contenders[(index + turn) % contenders.length]!;
+      const used = spent.get(contender) ?? 0;
+      if (used > budgetMs && contender.latencies.length >= minQueries) continue;
+      const cpuStarted = process.cpuUsage();
+      const started = performance.now();
+      const result = await contender.built.search(queries[index]!);
+      const ms = performance.now() - started;
+      const cpu = process.cpuUsage(cpuStarted);
+      contender.latencies.push(ms);
+      contender.cpuLatencies?.push((cpu.user + cpu.system) / 1000);
+      contender.results.push(result);
+      spent.set(contender, used + ms);
+    }
+  }
+}

@@ -1,6 +1,6 @@
 /**
- * What the vector-search suites share: clustered test vectors with real neighbourhoods, and
- * interleaved timing of several systems on the same queries.
+ * What the vector-search suites share: clustered test vectors with real neighbourhoods (their
+ * systems are timed interleaved, see `timeInterleaved` in measure.ts).
  */
 import { mulberry32 } from '../corpus/synthetic.js';
 import { collectGarbage } from './measure.js';
@@ -12,50 +12,6 @@ export interface VectorData {
   vectors: Float32Array;
   queries: Float32Array[];
   ids: string[];
-}
-
-/** A built system as the timing loop sees it: top-10 ids for a query vector. */
-export interface TimedContender {
-  built: { search(query: Float32Array): string[] | Promise<string[]> };
-  latencies: number[];
-  /** CPU time (user + system, this process) of each timed query, in milliseconds, when kept. */
-  cpuLatencies?: number[];
-  /** Top-10 ids of the timed queries, query i at position i. */
-  results: string[][];
-}
-
-/**
- * Times every system on the same queries, interleaved: query i goes to each system in turn
- * (starting with a different one each time), so that a change in the machine's load (other
- * processes, garbage collection) falls on all systems alike rather than on whichever ran then.
- * A system stops once it has spent `budgetMs` and timed at least `minQueries`.
- */
-export async function timeInterleaved(
-  contenders: TimedContender[],
-  queries: Float32Array[],
-  { budgetMs, minQueries }: { budgetMs: number; minQueries: number },
-): Promise<void> {
-  const warmup = Math.min(10, queries.length);
-  for (const contender of contenders) {
-    for (let index = 0; index < warmup; index++) await contender.built.search(queries[index]!);
-  }
-  const spent = new Map<TimedContender, number>();
-  for (let index = 0; index < queries.length; index++) {
-    for (let turn = 0; turn < contenders.length; turn++) {
-      const contender = contenders[(index + turn) % contenders.length]!;
-      const used = spent.get(contender) ?? 0;
-      if (used > budgetMs && contender.latencies.length >= minQueries) continue;
-      const cpuStarted = process.cpuUsage();
-      const started = performance.now();
-      const result = await contender.built.search(queries[index]!);
-      const ms = performance.now() - started;
-      const cpu = process.cpuUsage(cpuStarted);
-      contender.latencies.push(ms);
-      contender.cpuLatencies?.push((cpu.user + cpu.system) / 1000);
-      contender.results.push(result);
-      spent.set(contender, used + ms);
-    }
-  }
 }
 
 /**

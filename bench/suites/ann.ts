@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Chunk, InMemoryVectorStore } from '@zerda/core';
 import { mulberry32 } from '../corpus/synthetic.js';
-import { meanOverlap, percentile } from '../lib/measure.js';
-import { DIMENSION, round, settledBytes, type TimedContender, timeInterleaved } from '../lib/vector-bench.js';
+import { meanOverlap, percentile, type TimedContender, timeInterleaved } from '../lib/measure.js';
+import { DIMENSION, round, settledBytes } from '../lib/vector-bench.js';
 import type { BenchRow, BenchSuite, BenchSuiteOptions } from '../report.js';
 import { type FaissPackage, faissSearch, importFaiss } from './faiss.js';
 

@@ -2,8 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Chunk, InMemoryVectorStore } from '@zerda/core';
-import { meanOverlap, percentile } from '../lib/measure.js';
-import { clusteredVectors, DIMENSION, round, timeInterleaved } from '../lib/vector-bench.js';
+import { meanOverlap, percentile, timeInterleaved } from '../lib/measure.js';
+import { clusteredVectors, DIMENSION, round } from '../lib/vector-bench.js';
 import type { BenchRow, BenchSuite, BenchSuiteOptions } from '../report.js';
 import { faissSearch, importFaiss } from './faiss.js';
 

@@ -2,15 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Chunk, InMemoryVectorStore } from '@zerda/core';
-import { formatBytes, meanOverlap, percentile } from '../lib/measure.js';
-import {
-  clusteredVectors,
-  DIMENSION,
-  round,
-  settledBytes,
-  timeInterleaved,
-  type VectorData,
-} from '../lib/vector-bench.js';
+import { formatBytes, meanOverlap, percentile, timeInterleaved } from '../lib/measure.js';
+import { clusteredVectors, DIMENSION, round, settledBytes, type VectorData } from '../lib/vector-bench.js';
 import type { BenchRow, BenchSuite, BenchSuiteOptions } from '../report.js';
 
 /*

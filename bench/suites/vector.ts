@@ -6,15 +6,8 @@ import usearch from 'usearch';
 // below time exactly the code the store runs.
 import { dotF32Wasm } from '../../packages/core/src/vector/kernels/generated/dot-f32.js';
 import { dotI8Wasm } from '../../packages/core/src/vector/kernels/generated/dot-i8.js';
-import { formatBytes, meanOverlap, percentile } from '../lib/measure.js';
-import {
-  clusteredVectors,
-  DIMENSION,
-  round,
-  settledBytes,
-  timeInterleaved,
-  type VectorData,
-} from '../lib/vector-bench.js';
+import { formatBytes, meanOverlap, percentile, timeInterleaved } from '../lib/measure.js';
+import { clusteredVectors, DIMENSION, round, settledBytes, type VectorData } from '../lib/vector-bench.js';
 import type { BenchRow, BenchSuite, BenchSuiteOptions } from '../report.js';
 
 /*
