@@ -57,7 +57,7 @@ describe('scans split over web workers in Chromium', () => {
         hitsPerQuery: Array.from({ length: 12 }, () => 10),
         threads: 2,
         // 24 full scans (12 queries, twice, at once), every one split.
-        workerParts: 24,
+        splitParts: 24,
       });
       expect(page.report().errors).toEqual([]);
 

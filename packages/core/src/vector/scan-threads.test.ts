@@ -68,6 +68,12 @@ async function hits(target: InMemoryVectorStore, queries: Float32Array[], topK =
   return all;
 }
 
+/** Parts of split scans a worker did, or the caller took back from a worker that had not started. */
+function splitParts(target: InMemoryVectorStore): number {
+  const { workerParts, takenBack } = target.stats().threads;
+  return workerParts + takenBack;
+}
+
 /** Searches until the workers have taken part, so the comparison covers split scans. */
 async function warm(target: InMemoryVectorStore, query: Float32Array): Promise<void> {
   await until(async () => {
@@ -97,16 +103,17 @@ describe('scans split over worker threads', () => {
       it(`gives the single thread's hits and scores (${quantization}, ${metric}), also after the memory grows`, async () => {
         const { single, threaded } = await filledPair(nodeScanThreads(2), { quantization, metric });
         await warm(threaded, queries[0]!);
-        const before = threaded.stats().threads.workerParts;
+        const before = splitParts(threaded);
         expect(await hits(threaded, queries)).toEqual(await hits(single, queries));
         // Each of the 12 full scans handed its second half to the worker.
-        expect(threaded.stats().threads).toEqual({ threads: 2, workerParts: before + queries.length });
+        expect(threaded.stats().threads.threads).toBe(2);
+        expect(splitParts(threaded)).toBe(before + queries.length);
 
         // Growing moves the shared memory's end; the worker's instance must see the new rows.
         await single.add(chunks(ROWS, ROWS), { embeddings: more });
         await threaded.add(chunks(ROWS, ROWS), { embeddings: more });
         expect(await hits(threaded, queries, 25)).toEqual(await hits(single, queries, 25));
-        expect(threaded.stats().threads.workerParts).toBe(before + 2 * queries.length);
+        expect(splitParts(threaded)).toBe(before + 2 * queries.length);
       });
     }
   }
@@ -136,7 +143,7 @@ describe('scans split over worker threads', () => {
     expect(together.map((result) => result.hits)).toEqual(
       await Promise.all(queries.map(async (query) => (await single.search(query, { topK: 10 })).hits)),
     );
-    expect(threaded.stats().threads.workerParts).toBeGreaterThanOrEqual(queries.length);
+    expect(splitParts(threaded)).toBeGreaterThanOrEqual(queries.length);
   });
 
   it('makes adds, deletes and a close wait for a split scan in flight', async () => {
@@ -231,9 +238,9 @@ describe('scans split over worker threads', () => {
     const { single, threaded } = await filledPair(nodeScanThreads(2));
     await warm(threaded, queries[0]!);
     await threaded.close();
-    const parts = threaded.stats().threads.workerParts;
+    const { workerParts, takenBack } = threaded.stats().threads;
     expect(await hits(threaded, queries)).toEqual(await hits(single, queries));
-    expect(threaded.stats().threads).toEqual({ threads: 1, workerParts: parts });
+    expect(threaded.stats().threads).toEqual({ threads: 1, workerParts, takenBack });
   });
 
   it('gives up a worker that fails, says why, and scans on alone', async () => {
@@ -245,7 +252,12 @@ describe('scans split over worker threads', () => {
     };
     const { single, threaded } = await filledPair(failing);
     await until(() => threaded.stats().threads.failure !== undefined, 'the failure');
-    expect(threaded.stats().threads).toEqual({ threads: 1, workerParts: 0, failure: 'no kernels here' });
+    expect(threaded.stats().threads).toEqual({
+      threads: 1,
+      workerParts: 0,
+      takenBack: 0,
+      failure: 'no kernels here',
+    });
     expect(await hits(threaded, queries)).toEqual(await hits(single, queries));
   });
 
@@ -277,7 +289,7 @@ describe('scans split over worker threads', () => {
         env: { ...process.env, NODE_OPTIONS: '' },
         timeout: 60_000,
       });
-      expect(JSON.parse(stdout)).toEqual({ found: 100, workerParts: 20 });
+      expect(JSON.parse(stdout)).toEqual({ found: 100, splitParts: 20 });
     } finally {
       await rm(work, { recursive: true, force: true });
     }
@@ -295,6 +307,7 @@ describe('scans split over worker threads', () => {
     expect(threaded.stats().threads).toEqual({
       threads: 1,
       workerParts: 0,
+      takenBack: 0,
       failure: 'workers are not allowed here',
     });
   });
@@ -312,7 +325,7 @@ describe('scans split over worker threads', () => {
     const { single, threaded: alone } = await filledPair(counting);
     expect(await hits(alone, queries)).toEqual(await hits(single, queries));
     expect(started).toBe(0);
-    expect(alone.stats().threads).toEqual({ threads: 1, workerParts: 0 });
+    expect(alone.stats().threads).toEqual({ threads: 1, workerParts: 0, takenBack: 0 });
   });
 
   it('refuses hosts it cannot use, saying why', () => {
@@ -459,6 +472,42 @@ ${source}`,
     // Never more than the bound: each worker keeps at least half an even part.
     expect(Math.max(shares.f32, shares.i8)).toBeLessThanOrEqual(0.75);
     expect(kernels.threads!.state.failure).toBeUndefined();
+  });
+
+  it('takes back a part whose worker has not started it when the caller is done, scores unchanged', async () => {
+    const node = nodeScanThreads(2);
+    // The worker sleeps 200 ms each time it wakes for a job, before it can start it, as a thread
+    // the machine does not schedule would.
+    const asleep: ScanThreadHost = {
+      threads: 2,
+      start: (source, data, onError) =>
+        node.start(
+          `const wait = Atomics.wait;
+Atomics.wait = (words, index, value, timeout) => {
+  const result = wait(words, index, value, timeout);
+  if (index === 0) wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+  return result;
+};
+${source}`,
+          data,
+          onError,
+        ),
+    };
+    const { kernels, memory } = splitKernels(asleep);
+    const threads = kernels.threads!;
+    // Until the worker is ready, the caller scans alone; from then on each part goes to it.
+    await until(async () => {
+      await scanBoth(kernels, memory, () => {});
+      return threads.state.takenBack > 0;
+    }, 'a part taken back');
+    const before = threads.state;
+    // Five scans of each kernel take milliseconds: the worker, asleep, starts none of them.
+    for (let scan = 0; scan < 5; scan++) await scanBoth(kernels, memory, () => {});
+    expect(threads.state).toEqual({
+      threads: 2,
+      workerParts: before.workerParts,
+      takenBack: before.takenBack + 10,
+    });
   });
 
   it('gives the caller fewer rows while it has other work before it waits, scores unchanged', async () => {

@@ -38,6 +38,12 @@ export interface ScanThreadsState {
   threads: number;
   /** Parts of scans the workers have done so far (the caller's thread does the rest). */
   workerParts: number;
+  /**
+   * Parts handed to a worker that had not started them when the caller came to wait, and a
+   * moment later (`CLAIM_GRACE_MS`), so the caller scanned them itself: a worker thread the
+   * machine was slow to schedule.
+   */
+  takenBack: number;
   /** Why the workers were given up on; the scans are then done on the caller's thread alone. */
   failure?: string;
 }
@@ -47,18 +53,34 @@ const CONTROL_WORDS = 16;
 const CONTROL_BYTES = CONTROL_WORDS * 4;
 /** Bumped by the caller for each job; set to CLOSED to stop the worker. */
 const REQUEST = 0;
-/** Set by the worker to the job's REQUEST once it is done. */
+/**
+ * Set by the worker to each REQUEST it reads once it is done with it, or skipped it (the caller
+ * took the job back): it only rises.
+ */
 const DONE = 1;
 /** 0 when the kernel returned, 1 when it threw. */
 const STATUS = 2;
 /** Set to 1 by the worker once it has instantiated its kernels. */
 const READY = 3;
 const KERNEL = 4;
-/** The kernel's arguments, from here. */
+/** The kernel's arguments, from here (six words). */
 const ARGUMENTS = 5;
+/**
+ * Who has the job: its number once handed over; the worker swaps that for minus the number when
+ * it starts the job, the caller for 0 when it takes the job back (see `started`).
+ */
+const CLAIM = 12;
 const CLOSED = -1;
 const KERNEL_F32 = 0;
 const KERNEL_I8 = 1;
+
+/**
+ * How long the caller, done with its own part, waits for a worker to start its part before it
+ * takes the part back. A worker wakes within a fraction of a millisecond; one that has not started
+ * by then (a virtual machine that has not scheduled its thread) would hold the scan up for a
+ * whole part after it does, several milliseconds in all.
+ */
+const CLAIM_GRACE_MS = 0.5;
 
 /** How far one scan moves the caller's share of the next (a fraction of the rows). */
 const SHARE_STEP = 1 / 512;
@@ -86,14 +108,18 @@ for (;;) {
   Atomics.wait(words, ${REQUEST}, seen);
   seen = Atomics.load(words, ${REQUEST});
   if (seen === ${CLOSED}) break;
-  let status = 0;
-  try {
-    if (words[${KERNEL}] === ${KERNEL_F32}) f32(words[a], words[a + 1], words[a + 2], words[a + 3], words[a + 4]);
-    else i8(words[a], words[a + 1], words[a + 2], words[a + 3], words[a + 4], words[a + 5]);
-  } catch {
-    status = 1;
+  // Unless the caller took the job back (this worker woke too late).
+  if (Atomics.compareExchange(words, ${CLAIM}, seen, -seen) === seen) {
+    Atomics.notify(words, ${CLAIM});
+    let status = 0;
+    try {
+      if (words[${KERNEL}] === ${KERNEL_F32}) f32(words[a], words[a + 1], words[a + 2], words[a + 3], words[a + 4]);
+      else i8(words[a], words[a + 1], words[a + 2], words[a + 3], words[a + 4], words[a + 5]);
+    } catch {
+      status = 1;
+    }
+    Atomics.store(words, ${STATUS}, status);
   }
-  Atomics.store(words, ${STATUS}, status);
   Atomics.store(words, ${DONE}, seen);
   Atomics.notify(words, ${DONE});
 }
@@ -159,6 +185,23 @@ type WaitAsync = (
 const waitAsync = (Atomics as unknown as { waitAsync?: WaitAsync }).waitAsync;
 
 /**
+ * Waits, without blocking, until `words[index]` is no longer `value` or `timeout` ms have passed
+ * (`Atomics.waitAsync`, which the caller checks exists).
+ */
+async function waitFor(words: Int32Array, index: number, value: number, timeout: number): Promise<void> {
+  const wait = waitAsync!(words, index, value, timeout);
+  if (!wait.async) return;
+  // A pending waitAsync does not keep Node's event loop alive, and the workers are unreferenced:
+  // without a timer, a process with nothing else to do would exit here.
+  const keepAlive = setTimeout(ignore, timeout);
+  try {
+    await wait.value;
+  } finally {
+    clearTimeout(keepAlive);
+  }
+}
+
+/**
  * Worker threads sharing one WebAssembly memory, each with its own instances of the kernels: a
  * full scan is cut into one part per thread; the workers take theirs, the caller's thread scans
  * the first part (its size adapts, see `balance`), then waits for the others asynchronously (`Atomics.waitAsync`; a blocking wait
@@ -167,7 +210,8 @@ const waitAsync = (Atomics as unknown as { waitAsync?: WaitAsync }).waitAsync;
  * unchanged until the scan is finished, and starts no other scan meanwhile.
  *
  * Results are those of one thread: every row's score is computed by the same kernel code. If a
- * worker fails, stops answering or has not started yet, the caller scans its part itself; a
+ * worker fails, stops answering, is not ready yet or has not started its part by the time the
+ * caller is done with its own (and `CLAIM_GRACE_MS` after), the caller scans that part itself; a
  * failure gives the workers up for good and says why in `state`.
  */
 export class ScanThreads {
@@ -197,6 +241,7 @@ export class ScanThreads {
   private readonly callerShare = new Float64Array(2);
   private failure: string | undefined;
   private workerParts = 0;
+  private takenBack = 0;
   private splitting = false;
   private closed = false;
 
@@ -220,9 +265,9 @@ export class ScanThreads {
   }
 
   get state(): ScanThreadsState {
-    const { workerParts, failure } = this;
-    if (failure !== undefined) return { threads: 1, workerParts, failure };
-    return { threads: this.closed ? 1 : this.workers.length + 1, workerParts };
+    const { workerParts, takenBack, failure } = this;
+    if (failure !== undefined) return { threads: 1, workerParts, takenBack, failure };
+    return { threads: this.closed ? 1 : this.workers.length + 1, workerParts, takenBack };
   }
 
   /**
@@ -331,6 +376,7 @@ export class ScanThreads {
         words[at + ARGUMENTS + 5] = out + first * 4;
       }
       jobs[part - 1] = jobs[part - 1]! + 1;
+      Atomics.store(words, at + CLAIM, jobs[part - 1]!);
       Atomics.store(words, at + REQUEST, jobs[part - 1]!);
       Atomics.notify(words, at + REQUEST);
     }
@@ -344,12 +390,14 @@ export class ScanThreads {
   }
 
   /**
-   * After an error on this thread: waits for the parts in flight, so that none is still being
-   * written when the memory is reused.
+   * After an error on this thread: takes back the parts not started, and waits for the others, so
+   * that none is still being written when the memory is reused.
    */
   private abandon(): void {
     try {
-      for (let part = 1; part < this.parts; part++) if (this.handed[part] === 1) this.answered(part);
+      for (let part = 1; part < this.parts; part++) {
+        if (this.handed[part] === 1 && !this.takeBack(part)) this.answered(part);
+      }
     } finally {
       this.end();
     }
@@ -365,32 +413,38 @@ export class ScanThreads {
       await undefined;
       this.balance();
       for (let part = 1; part < this.parts; part++) {
-        let done = this.handed[part] === 1;
-        if (done && waitAsync === undefined) {
-          done = this.answered(part);
-        } else if (done) {
-          const at = (part - 1) * CONTROL_WORDS;
-          const job = this.jobs[part - 1]!;
-          // DONE still holds the previous job's number until this one is done.
-          const wait = waitAsync!(this.words, at + DONE, job - 1, WORKER_WAIT_MS);
-          if (wait.async) {
-            // A pending waitAsync does not keep Node's event loop alive, and the workers are
-            // unreferenced: without a timer, a process with nothing else to do would exit here.
-            const keepAlive = setTimeout(ignore, WORKER_WAIT_MS);
-            try {
-              await wait.value;
-            } finally {
-              clearTimeout(keepAlive);
-            }
-          }
-          done = Atomics.load(this.words, at + DONE) === job;
-          if (!done) this.fail(new Error(`a scan worker did not answer within ${WORKER_WAIT_MS} ms`));
+        if (this.handed[part] === 1 && !(await this.started(part))) {
+          this.takenBack++;
+          this.scanHere(part);
+          continue;
         }
+        let done = this.handed[part] === 1;
+        if (done) done = waitAsync === undefined ? this.answered(part) : await this.finished(part);
         this.settle(part, done);
       }
     } finally {
       this.end();
     }
+  }
+
+  /**
+   * Whether the worker of `part` has started it, given `CLAIM_GRACE_MS` to (none where the
+   * runtime cannot wait asynchronously). If it has not, the part is taken back (false): the caller
+   * scans it, and the worker skips it when it wakes.
+   */
+  private async started(part: number): Promise<boolean> {
+    const at = (part - 1) * CONTROL_WORDS;
+    const job = this.jobs[part - 1]!;
+    if (waitAsync !== undefined && Atomics.load(this.words, at + CLAIM) === job) {
+      await waitFor(this.words, at + CLAIM, job, CLAIM_GRACE_MS);
+    }
+    return !this.takeBack(part);
+  }
+
+  /** Takes back part `part` if its worker has not started it (true: the worker never will). */
+  private takeBack(part: number): boolean {
+    const job = this.jobs[part - 1]!;
+    return Atomics.compareExchange(this.words, (part - 1) * CONTROL_WORDS + CLAIM, job, 0) === job;
   }
 
   /** Scans part `part` here unless its worker did it. */
@@ -440,23 +494,47 @@ export class ScanThreads {
   }
 
   /**
-   * Whether the worker of `part` has done its job, waiting for it synchronously; false (and the
-   * workers given up) if it failed, does not answer in time, or this thread may not block.
+   * Whether the worker of `part` has done its job, waiting for it without blocking; false (and
+   * the workers given up) if it does not answer in time.
    */
-  private answered(part: number): boolean {
-    const { words } = this;
+  private async finished(part: number): Promise<boolean> {
     const at = (part - 1) * CONTROL_WORDS;
     const job = this.jobs[part - 1]!;
-    if (Atomics.load(words, at + DONE) === job) return true;
-    try {
-      // DONE still holds the previous job's number until this one is done.
-      if (Atomics.wait(words, at + DONE, job - 1, WORKER_WAIT_MS) !== 'timed-out') return true;
-    } catch (error) {
-      // A browser's main thread may not block: it needs the asynchronous scans.
-      this.fail(error);
-      return false;
+    const deadline = performance.now() + WORKER_WAIT_MS;
+    // DONE is the last job the worker has seen (one it skipped included), rising to this one.
+    for (let seen = Atomics.load(this.words, at + DONE); seen !== job; ) {
+      const left = deadline - performance.now();
+      if (left <= 0) return this.unanswered();
+      await waitFor(this.words, at + DONE, seen, left);
+      seen = Atomics.load(this.words, at + DONE);
     }
-    if (Atomics.load(words, at + DONE) === job) return true;
+    return true;
+  }
+
+  /**
+   * As `finished`, waiting synchronously; false (and the workers given up) also where this thread
+   * may not block.
+   */
+  private answered(part: number): boolean {
+    const at = (part - 1) * CONTROL_WORDS;
+    const job = this.jobs[part - 1]!;
+    const deadline = performance.now() + WORKER_WAIT_MS;
+    for (let seen = Atomics.load(this.words, at + DONE); seen !== job; ) {
+      const left = deadline - performance.now();
+      if (left <= 0) return this.unanswered();
+      try {
+        Atomics.wait(this.words, at + DONE, seen, left);
+      } catch (error) {
+        // A browser's main thread may not block: it needs the asynchronous scans.
+        this.fail(error);
+        return false;
+      }
+      seen = Atomics.load(this.words, at + DONE);
+    }
+    return true;
+  }
+
+  private unanswered(): false {
     this.fail(new Error(`a scan worker did not answer within ${WORKER_WAIT_MS} ms`));
     return false;
   }
