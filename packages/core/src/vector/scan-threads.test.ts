@@ -285,11 +285,16 @@ describe('scans split over worker threads', () => {
         },
       });
       // Plain Node, nothing else on its event loop: no test runner holding the process open.
-      const { stdout } = await promisify(execFile)(process.execPath, [join(work, 'script.mjs')], {
-        env: { ...process.env, NODE_OPTIONS: '' },
-        timeout: 60_000,
-      });
-      expect(JSON.parse(stdout)).toEqual({ found: 100, splitParts: 20 });
+      const script = async (...args: string[]) => {
+        const { stdout } = await promisify(execFile)(process.execPath, [join(work, 'script.mjs'), ...args], {
+          env: { ...process.env, NODE_OPTIONS: '' },
+          timeout: 60_000,
+        });
+        return JSON.parse(stdout);
+      };
+      expect(await script()).toMatchObject({ found: 100, splitParts: 20 });
+      // A worker asleep: each search waits briefly for it to start, then takes its part back.
+      expect(await script('asleep')).toEqual({ found: 100, splitParts: 20, takenBack: 20 });
     } finally {
       await rm(work, { recursive: true, force: true });
     }

@@ -135,6 +135,9 @@ function boundedShare(share: number, parts: number): number {
 
 const ignore = (): void => {};
 
+/** How much longer than an asynchronous wait its keep-alive timer is set for (see `waitFor`). */
+const KEEP_ALIVE_MARGIN_MS = 1000;
+
 /** Whether this runtime can share a WebAssembly memory between threads and wait on it. */
 export function sharedMemorySupported(): boolean {
   return typeof SharedArrayBuffer === 'function' && typeof Atomics === 'object';
@@ -192,8 +195,10 @@ async function waitFor(words: Int32Array, index: number, value: number, timeout:
   const wait = waitAsync!(words, index, value, timeout);
   if (!wait.async) return;
   // A pending waitAsync does not keep Node's event loop alive, and the workers are unreferenced:
-  // without a timer, a process with nothing else to do would exit here.
-  const keepAlive = setTimeout(ignore, timeout);
+  // without a timer, a process with nothing else to do would exit here. The timer outlives the
+  // wait (it is cleared once the wait is over): one ending with it could let the process exit
+  // before the wait's own timeout is delivered, which a short wait (`CLAIM_GRACE_MS`) did.
+  const keepAlive = setTimeout(ignore, timeout + KEEP_ALIVE_MARGIN_MS);
   try {
     await wait.value;
   } finally {

@@ -1,24 +1,50 @@
 // Run as a plain Node process by scan-threads.test.ts: searches a store whose scans are split over
 // a worker with nothing else keeping the process alive, and never closes the store. It must print
 // its result (the awaited splits did not let the process exit early) and then exit on its own (the
-// idle workers do not keep it alive).
+// idle workers do not keep it alive). With the argument `asleep`, the worker sleeps 200 ms each
+// time it wakes, so every part is taken back after the caller's short wait for it to start.
 import { InMemoryVectorStore } from '../in-memory-vector-store.js';
+import type { ScanThreadHost } from '../kernels/scan-threads.js';
 import { nodeScanThreads } from '../kernels/scan-threads-node.js';
 
 const ROWS = 20_000;
 const DIMENSION = 16;
-const store = new InMemoryVectorStore({ dimension: DIMENSION, threads: nodeScanThreads(2) });
+const node = nodeScanThreads(2);
+const asleep: ScanThreadHost = {
+  threads: 2,
+  start: (source, data, onError) =>
+    node.start(
+      `const wait = Atomics.wait;
+Atomics.wait = (words, index, value, timeout) => {
+  const result = wait(words, index, value, timeout);
+  if (index === 0) wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+  return result;
+};
+${source}`,
+      data,
+      onError,
+    ),
+};
+const threads = process.argv[2] === 'asleep' ? asleep : node;
+const store = new InMemoryVectorStore({ dimension: DIMENSION, threads });
 const vector = (row: number) => Float32Array.from({ length: DIMENSION }, (_, j) => Math.sin(row * 7 + j));
 await store.add(
   Array.from({ length: ROWS }, (_, row) => ({ id: `c${row}`, text: '' })),
   { embeddings: Array.from({ length: ROWS }, (_, row) => vector(row)) },
 );
-// Until the worker has started, scans run here alone.
-while (store.stats().threads.workerParts === 0) await store.search(vector(1), { topK: 1 });
 // Parts the worker did, or the caller took back from it before it started.
 const splitParts = () => store.stats().threads.workerParts + store.stats().threads.takenBack;
-const before = splitParts();
+// Until the worker is ready, scans run here alone.
+while (splitParts() === 0) await store.search(vector(1), { topK: 1 });
+const before = store.stats().threads;
 let found = 0;
 for (let query = 0; query < 20; query++)
   found += (await store.search(vector(query), { topK: 5 })).hits.length;
-process.stdout.write(`${JSON.stringify({ found, splitParts: splitParts() - before })}\n`);
+const after = store.stats().threads;
+process.stdout.write(
+  `${JSON.stringify({
+    found,
+    splitParts: after.workerParts + after.takenBack - before.workerParts - before.takenBack,
+    takenBack: after.takenBack - before.takenBack,
+  })}\n`,
+);
