@@ -19,6 +19,7 @@ import { createScanKernels, LinearMemory, type ScanKernels } from './kernels/ker
 import { MIN_ROWS_PER_THREAD, type ScanThreadHost } from './kernels/scan-threads.js';
 import { nodeScanThreads } from './kernels/scan-threads-node.js';
 import { loadInMemoryVectorStore, saveInMemoryVectorStore } from './store-files.js';
+import { kernelsLate, wakingLate } from './test-utils/slowed-scan-hosts.js';
 import type { DistanceMetric } from './vector-database.js';
 
 // Enough rows that a full scan is split over two threads.
@@ -148,19 +149,7 @@ describe('scans split over worker threads', () => {
 
   it('makes adds, deletes and a close wait for a split scan in flight', async () => {
     // Workers that take 300 ms a part, so the writes below surely come while the scan is in flight.
-    const node = nodeScanThreads(2);
-    const slow: ScanThreadHost = {
-      threads: 2,
-      start: (source, data, onError) =>
-        node.start(
-          source.replace(
-            'let status = 0;',
-            'let status = 0; for (const end = Date.now() + 300; Date.now() < end; );',
-          ),
-          data,
-          onError,
-        ),
-    };
+    const slow = kernelsLate(nodeScanThreads(2), 300);
     const { single, threaded } = await filledPair(slow);
     await warm(threaded, queries[0]!);
     const expectedBefore = await hits(single, queries.slice(0, 1), 30);
@@ -447,26 +436,8 @@ describe('the split between the caller and the workers', () => {
   const pause = (ms: number) => () => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 
   it('starts even, and gives the caller more rows while the workers answer late, scores unchanged', async () => {
-    const node = nodeScanThreads(2);
     // Every kernel call in the worker starts 3 ms late, as a worker slow to wake would.
-    const late: ScanThreadHost = {
-      threads: 2,
-      start: (source, data, onError) =>
-        node.start(
-          `const Instance = WebAssembly.Instance;
-WebAssembly.Instance = function (module, imports) {
-  const exports = new Instance(module, imports).exports;
-  const slowed = {};
-  for (const name of Object.keys(exports)) {
-    slowed[name] = (...args) => (Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 3), exports[name](...args));
-  }
-  return { exports: slowed };
-};
-${source}`,
-          data,
-          onError,
-        ),
-    };
+    const late = kernelsLate(nodeScanThreads(2), 3);
     const { kernels, memory } = splitKernels(late);
     expect(kernels.threads!.callerShares).toEqual({ f32: 0.5, i8: 0.5 });
     await ready(kernels, memory);
@@ -480,24 +451,9 @@ ${source}`,
   });
 
   it('takes back a part whose worker has not started it when the caller is done, scores unchanged', async () => {
-    const node = nodeScanThreads(2);
     // The worker sleeps 200 ms each time it wakes for a job, before it can start it, as a thread
     // the machine does not schedule would.
-    const asleep: ScanThreadHost = {
-      threads: 2,
-      start: (source, data, onError) =>
-        node.start(
-          `const wait = Atomics.wait;
-Atomics.wait = (words, index, value, timeout) => {
-  const result = wait(words, index, value, timeout);
-  if (index === 0) wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
-  return result;
-};
-${source}`,
-          data,
-          onError,
-        ),
-    };
+    const asleep = wakingLate(nodeScanThreads(2), 200);
     const { kernels, memory } = splitKernels(asleep);
     const threads = kernels.threads!;
     // Until the worker is ready, the caller scans alone; from then on each part goes to it.

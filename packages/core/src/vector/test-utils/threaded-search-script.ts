@@ -4,28 +4,13 @@
 // idle workers do not keep it alive). With the argument `asleep`, the worker sleeps 200 ms each
 // time it wakes, so every part is taken back after the caller's short wait for it to start.
 import { InMemoryVectorStore } from '../in-memory-vector-store.js';
-import type { ScanThreadHost } from '../kernels/scan-threads.js';
 import { nodeScanThreads } from '../kernels/scan-threads-node.js';
+import { wakingLate } from './slowed-scan-hosts.js';
 
 const ROWS = 20_000;
 const DIMENSION = 16;
 const node = nodeScanThreads(2);
-const asleep: ScanThreadHost = {
-  threads: 2,
-  start: (source, data, onError) =>
-    node.start(
-      `const wait = Atomics.wait;
-Atomics.wait = (words, index, value, timeout) => {
-  const result = wait(words, index, value, timeout);
-  if (index === 0) wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
-  return result;
-};
-${source}`,
-      data,
-      onError,
-    ),
-};
-const threads = process.argv[2] === 'asleep' ? asleep : node;
+const threads = process.argv[2] === 'asleep' ? wakingLate(node, 200) : node;
 const store = new InMemoryVectorStore({ dimension: DIMENSION, threads });
 const vector = (row: number) => Float32Array.from({ length: DIMENSION }, (_, j) => Math.sin(row * 7 + j));
 await store.add(
