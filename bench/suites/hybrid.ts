@@ -37,9 +37,8 @@ import type { BenchRow, BenchSuite, BenchSuiteOptions } from '../report.js';
  * warm-up queries, so that the machine's drift over the run does not pass for a difference between
  * them (run one after another, the precomputed-vector row came out slower than the embedding one in
  * three runs of four); the exact store's row is timed after them. Every row reports the CPU time
- * of its median query (`quality.cpuP50Ms`), which
- * waits for a core on a busy machine do not inflate; it is the process's, so a split scan's
- * counts both threads.
+ * of its median query (`quality.cpuP50Ms`), which waits for a core on a busy machine do not
+ * inflate; it is the process's, so a split scan's counts both threads.
  */
 
 const DIMENSION = 384;
@@ -160,8 +159,7 @@ async function runSize(
           },
         ]),
   ];
-  // The variants are timed interleaved (query i goes to each in turn), so that the machine's
-  // drift over the run falls on all of them alike and their differences are their own.
+  // Timed interleaved (see above), so that their differences are their own.
   const contenders = variants
     .filter(({ name }) => !options.skip.includes(name))
     .map((variant) => {
