@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleNodeScript } from '../test-utils/bundle-node-script.js';
 import { saveKeywordRetriever } from './keyword-files.js';
 import { buildVersion, loadedVersion, type SaveVersion } from './test-utils/save-versions.js';
 
@@ -19,7 +20,6 @@ import { buildVersion, loadedVersion, type SaveVersion } from './test-utils/save
  */
 
 const here = dirname(fileURLToPath(import.meta.url));
-const packageRoot = join(here, '../..');
 const ROUNDS = 200;
 const LANES = 5;
 /** Every so many rounds, a process completes one save first, to measure how long saves take. */
@@ -33,31 +33,16 @@ const children = new Set<ChildProcess>();
 
 beforeAll(async () => {
   work = await mkdtemp(join(tmpdir(), 'zerda-save-crash-'));
-  const { build } = await import('vite');
-  await build({
-    configFile: false,
-    logLevel: 'silent',
-    root: packageRoot,
-    resolve: { conditions: ['@zerda/source'] },
-    ssr: {
-      noExternal: true,
-      resolve: { conditions: ['@zerda/source'], externalConditions: ['@zerda/source'] },
-    },
-    build: {
-      ssr: join(here, 'test-utils/keyword-save-loop.ts'),
-      outDir: join(work, 'bundle'),
-      emptyOutDir: true,
-      minify: false,
-      sourcemap: false,
-      rollupOptions: { output: { entryFileNames: 'keyword-save-loop.cjs', format: 'cjs' } },
-    },
-  });
-  snapshot = join(work, 'bundle', 'keyword-save-loop.blob');
-  await promisify(execFile)(
-    process.execPath,
-    ['--snapshot-blob', snapshot, '--build-snapshot', join(work, 'bundle', 'keyword-save-loop.cjs')],
-    { env: { ...process.env, NODE_OPTIONS: '' } },
+  const bundle = await bundleNodeScript(
+    join(here, 'test-utils/keyword-save-loop.ts'),
+    join(work, 'bundle'),
+    'keyword-save-loop.cjs',
+    'cjs',
   );
+  snapshot = join(work, 'bundle', 'keyword-save-loop.blob');
+  await promisify(execFile)(process.execPath, ['--snapshot-blob', snapshot, '--build-snapshot', bundle], {
+    env: { ...process.env, NODE_OPTIONS: '' },
+  });
 }, 60_000);
 
 afterAll(async () => {
