@@ -66,6 +66,11 @@ export function clusteredVectors(count: number, queryCount: number, seed: number
   return { vectors, queries, ids: Array.from({ length: count }, (_, row) => `v${row}`) };
 }
 
+/** Which kernel a store's int8 scans use, for a row's notes: relaxed SIMD where the runtime has it. */
+export function int8KernelNote(kernel: string | undefined): string {
+  return kernel === undefined ? '' : `int8 scans: ${kernel}`;
+}
+
 export function round(value: number, digits = 1): number {
   const factor = 10 ** digits;
   return Math.round(value * factor) / factor;

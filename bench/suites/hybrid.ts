@@ -21,6 +21,7 @@ import {
   runQueries,
   timeInterleaved,
 } from '../lib/measure.js';
+import { int8KernelNote } from '../lib/vector-bench.js';
 import type { BenchRow, BenchSuite, BenchSuiteOptions } from '../report.js';
 
 /*
@@ -245,7 +246,7 @@ async function vectorRecallRow(
       if (score === hit.score) scoresEqual++;
     }
   }
-  const { quantization, bytesPerVector } = store.stats();
+  const { quantization, bytesPerVector, int8Kernel } = store.stats();
   return {
     suite: 'hybrid',
     system: `zerda vector branch ${quantization} recall`,
@@ -258,7 +259,8 @@ async function vectorRecallRow(
     },
     notes:
       `the vector branch's top ${depth} from the default store (quantization '${quantization}') against an ` +
-      `exact float32 scan, on the hash-embedded query vectors of the ${queries.length} bench queries`,
+      `exact float32 scan, on the hash-embedded query vectors of the ${queries.length} bench queries; ` +
+      int8KernelNote(int8Kernel),
   };
 }
 

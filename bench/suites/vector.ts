@@ -6,8 +6,17 @@ import usearch from 'usearch';
 // below time exactly the code the store runs.
 import { dotF32Wasm } from '../../packages/core/src/vector/kernels/generated/dot-f32.js';
 import { dotI8Wasm } from '../../packages/core/src/vector/kernels/generated/dot-i8.js';
+import { dotI8RelaxedWasm } from '../../packages/core/src/vector/kernels/generated/dot-i8-relaxed.js';
+import { relaxedSimdSupported } from '../../packages/core/src/vector/kernels/kernels.js';
 import { formatBytes, meanOverlap, percentile, timeInterleaved } from '../lib/measure.js';
-import { clusteredVectors, DIMENSION, round, settledBytes, type VectorData } from '../lib/vector-bench.js';
+import {
+  clusteredVectors,
+  DIMENSION,
+  int8KernelNote,
+  round,
+  settledBytes,
+  type VectorData,
+} from '../lib/vector-bench.js';
 import type { BenchRow, BenchSuite, BenchSuiteOptions } from '../report.js';
 
 /*
@@ -47,6 +56,8 @@ interface BuiltSystem {
   bytesPerVector?: number;
   /** Bytes in a shared WebAssembly memory, which `process.memoryUsage()` does not count. */
   sharedBytes?: number;
+  /** What the system says of itself for the row's notes (which kernel Zerda's int8 scans use). */
+  notes?: string;
   /** Stops what the system started (scan workers), once it has been timed. */
   close?(): Promise<void>;
 }
@@ -75,6 +86,7 @@ function zerda(settings: InMemoryVectorStoreSettings): VectorSystem['build'] {
         return hits.map((hit) => hit.chunk.id);
       },
       bytesPerVector: store.stats().bytesPerVector,
+      notes: int8KernelNote(store.stats().int8Kernel),
       // A threaded store's scan memory is shared; its norms (8 bytes a row) are a plain array,
       // already counted.
       sharedBytes: settings.threads === undefined ? 0 : store.stats().vectorBytes - 8 * ids.length,
@@ -190,9 +202,11 @@ function bandwidthProbe(bytesPerValue: 4 | 1, threads: 1 | 2 = 1): VectorSystem[
 const FLOOR_BLOCK_BYTES = 768 * 1024;
 
 /**
- * The scan's arithmetic alone: the store's kernel (`dot_f32_all`, or `dot_i8_all` over int8
- * codes of the same vectors) run over a block of the data's first rows that stays in cache, as
- * many times as it takes to score as many rows as the data has. No memory traffic, same work.
+ * The scan's arithmetic alone: the store's kernel (`dot_f32_all`, or over int8 codes of the same
+ * vectors the one the store's int8 scans use here: `dot_i8_offset_all` where the runtime has
+ * relaxed SIMD, `dot_i8_all` elsewhere) run over a block of the data's first rows that stays in
+ * cache, as many times as it takes to score as many rows as the data has. No memory traffic, same
+ * work.
  */
 function computeFloor(kind: 'float32' | 'int8'): VectorSystem['build'] {
   return ({ vectors, ids }) => {
@@ -200,15 +214,19 @@ function computeFloor(kind: 'float32' | 'int8'): VectorSystem['build'] {
     const count = ids.length;
     const rowBytes = DIMENSION * (kind === 'float32' ? 4 : 1);
     const block = Math.min(count, Math.floor(FLOOR_BLOCK_BYTES / rowBytes));
-    // Layout: query (float32, or int16 codes), rows, per-row scales (int8), scores.
+    const relaxed = kind === 'int8' && relaxedSimdSupported();
+    // Layout: query (float32, int16 codes, or 7-bit codes plus 64), rows, per-row scales and
+    // code sums (int8), scores.
     const query = 0;
     const base = DIMENSION * 4;
     const scales = base + block * rowBytes;
-    const out = scales + block * 4;
+    const sums = scales + block * 4;
+    const out = sums + block * 4;
     const memory = new api.Memory({ initial: Math.ceil((out + block * 4) / 65_536) });
     const buffer = memory.buffer;
-    const wasm = Buffer.from(kind === 'float32' ? dotF32Wasm : dotI8Wasm, 'base64');
-    const kernels = new api.Instance(new api.Module(wasm), { env: { memory } }).exports;
+    const source = kind === 'float32' ? dotF32Wasm : relaxed ? dotI8RelaxedWasm : dotI8Wasm;
+    const kernels = new api.Instance(new api.Module(Buffer.from(source, 'base64')), { env: { memory } })
+      .exports;
     if (kind === 'float32') {
       new Float32Array(buffer, base, block * DIMENSION).set(vectors.subarray(0, block * DIMENSION));
     } else {
@@ -217,21 +235,25 @@ function computeFloor(kind: 'float32' | 'int8'): VectorSystem['build'] {
       const codes = new Int8Array(buffer, base, block * DIMENSION);
       for (let i = 0; i < codes.length; i++) codes[i] = Math.round(vectors[i]! * 127);
       new Float32Array(buffer, scales, block).fill(1 / 127);
+      if (relaxed) (kernels.code_sums as (...args: number[]) => void)(base, block, DIMENSION, sums);
     }
-    const dotAll = (kind === 'float32' ? kernels.dot_f32_all : kernels.dot_i8_all) as (
-      ...args: number[]
-    ) => void;
+    const dotAll = (
+      kind === 'float32' ? kernels.dot_f32_all : relaxed ? kernels.dot_i8_offset_all : kernels.dot_i8_all
+    ) as (...args: number[]) => void;
     return {
       search(vector) {
         if (kind === 'float32') new Float32Array(buffer, query, DIMENSION).set(vector);
-        else {
+        else if (relaxed) {
+          const codes = new Uint8Array(buffer, query, DIMENSION);
+          for (let j = 0; j < DIMENSION; j++) codes[j] = Math.round(vector[j]! * 63) + 64;
+        } else {
           const codes = new Int16Array(buffer, query, DIMENSION);
-          for (let j = 0; j < DIMENSION; j++) codes[j] = Math.round(vector[j]! * 127);
+          for (let j = 0; j < DIMENSION; j++) codes[j] = Math.round(vector[j]! * 63);
         }
         for (let done = 0; done < count; done += block) {
           const rows = Math.min(block, count - done);
           if (kind === 'float32') dotAll(query, base, rows, DIMENSION, out);
-          else dotAll(query, base, rows, DIMENSION, scales, out);
+          else dotAll(query, base, rows, DIMENSION, scales, out, sums);
         }
         return [];
       },
@@ -280,7 +302,9 @@ const systems: VectorSystem[] = [
   },
   {
     name: 'compute floor i8',
-    notes: 'as above, the int8 scan kernel (dot_i8_all) over codes: the arithmetic of the int8 scans',
+    notes:
+      'as above, the int8 scan kernel the store uses here (dot_i8_offset_all where the runtime has relaxed ' +
+      'SIMD, dot_i8_all elsewhere) over codes: the arithmetic of the int8 scans',
     build: computeFloor('int8'),
     compute: 'int8',
   },
@@ -293,8 +317,8 @@ const systems: VectorSystem[] = [
   {
     name: 'zerda int8+rescore',
     notes:
-      "InMemoryVectorStore quantization 'int8' (the default): i16x8 dot scan of per-vector int8 codes for " +
-      'max(4k, 100) candidates, re-scored exactly from the float32 copy',
+      "InMemoryVectorStore quantization 'int8' (the default): a dot-product scan of per-vector int8 codes " +
+      '(relaxed SIMD or SIMD128, see below) for max(4k, 100) candidates, re-scored exactly from the float32 copy',
     build: zerda({ kernel: 'wasm', quantization: 'int8' }),
   },
   {
@@ -444,6 +468,7 @@ async function run({ sizes, queries: queryCount, skip, log }: BenchSuiteOptions)
         qps: round(latencies.length / (searchMs / 1000)),
         notes: [
           system.notes,
+          built.notes ?? '',
           latencies.length < data.queries.length ? `${latencies.length} queries within the time budget` : '',
           referenceSystem !== undefined && referenceSystem.system.name !== 'plain js'
             ? `recall against ${referenceSystem.system.name}`

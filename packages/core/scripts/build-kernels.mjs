@@ -67,7 +67,7 @@ async function writeIfChanged(target, contents) {
  * runtime, in kernels.test.ts.
  */
 function compile(source, text, shared) {
-  const module = wabt.parseWat(source, text, { simd: true, threads: true });
+  const module = wabt.parseWat(source, text, { simd: true, threads: true, relaxed_simd: true });
   try {
     module.resolveNames();
     if (!shared) module.validate();

@@ -53,6 +53,8 @@ describe('scans split over web workers in Chromium', () => {
       expect(await outcome(page.evaluate)).toEqual({
         isolated: true,
         kernel: 'wasm',
+        // The worker scans its parts with the relaxed-SIMD kernel too.
+        int8Kernel: 'relaxed-simd',
         sameAsOneThread: true,
         hitsPerQuery: Array.from({ length: 12 }, () => 10),
         threads: 2,

@@ -53,6 +53,7 @@ async function run() {
   return {
     isolated,
     kernel: threaded.stats().kernel,
+    int8Kernel: threaded.stats().int8Kernel,
     sameAsOneThread:
       JSON.stringify(together[0]) === JSON.stringify(alone) &&
       JSON.stringify(together[1]) === JSON.stringify(alone),

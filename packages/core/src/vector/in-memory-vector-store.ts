@@ -24,7 +24,12 @@ import {
   resolveIndexSetting,
   type VectorIndexSetting,
 } from './ivf-index.js';
-import { type KernelPreference, resolveKernelKind, sharedKernelsSupported } from './kernels/kernels.js';
+import {
+  type KernelPreference,
+  relaxedSimdSupported,
+  resolveKernelKind,
+  sharedKernelsSupported,
+} from './kernels/kernels.js';
 import { checkScanThreadHost, type ScanThreadHost, type ScanThreadsState } from './kernels/scan-threads.js';
 import { selectTopK } from './top-k.js';
 import { VectorArena } from './vector-arena.js';
@@ -73,7 +78,8 @@ export interface InMemoryVectorStoreSettings {
   metric?: DistanceMetric;
   /**
    * 'int8' (default): each vector is kept in float32 and as int8 codes with a per-vector scale; a
-   * search scans the codes (a quarter of the memory traffic), then re-scores the best
+   * search scans the codes with the query's 7-bit codes (a quarter of the memory traffic; relaxed
+   * SIMD's dot product where the runtime has it, see `stats().int8Kernel`), then re-scores the best
    * `max(factor * topK, minimum)` candidates exactly in float32. Results and scores are exact
    * unless a true neighbour falls outside the candidates. Memory: 5 bytes a value.
    * 'none': float32 only, every vector scored exactly in float32. Memory: 4 bytes a value.
@@ -135,6 +141,13 @@ export interface InMemoryVectorStoreStats {
   quantization: VectorQuantization;
   /** Which kernels scan: 'wasm' (WebAssembly SIMD) or 'js'. */
   kernel: 'wasm' | 'js';
+  /**
+   * What the full int8 scans use (quantised stores only): 'relaxed-simd', the 8-bit dot product of
+   * WebAssembly's relaxed SIMD, about a fifth faster, where the runtime has it (Chrome 114 and
+   * later, Node 21 and later); 'simd' (SIMD128) elsewhere; 'js' with the JavaScript kernels. The
+   * results are the same.
+   */
+  int8Kernel: 'relaxed-simd' | 'simd' | 'js' | undefined;
   /** Bytes held for vectors, codes, norms and scan scratch (chunks not included). */
   vectorBytes: number;
   /** Bytes per vector: float32 row (when kept), codes and scale (when quantised), norm, scan scratch. */
@@ -279,6 +292,13 @@ class InMemoryDriver implements VectorDriver<FilterInput> {
 
   get bytesPerVector(): number | undefined {
     return this.arena?.bytesPerVector;
+  }
+
+  get int8Kernel(): InMemoryVectorStoreStats['int8Kernel'] {
+    if (this.arena !== undefined) return this.arena.int8Kernel;
+    if (this.quantization === 'none') return undefined;
+    if (this.kernel === 'js') return 'js';
+    return relaxedSimdSupported() ? 'relaxed-simd' : 'simd';
   }
 
   // Every operation finishes without awaiting once it has started to change anything, so no
@@ -739,6 +759,7 @@ export class InMemoryVectorStore extends VectorStore<FilterInput> implements Del
       metric: this.#driver.metric,
       quantization: this.#driver.quantization,
       kernel: this.#driver.kernel,
+      int8Kernel: this.#driver.int8Kernel,
       vectorBytes: this.#driver.vectorBytes,
       bytesPerVector: this.#driver.bytesPerVector,
       threads: this.#driver.threadsState,

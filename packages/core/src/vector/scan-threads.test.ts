@@ -9,6 +9,7 @@ import { createFileStorage } from '../collection/file-storage.js';
 import { openCollection } from '../collection/index.js';
 import { InvalidArgumentError } from '../errors/index.js';
 import type { Chunk } from '../model/index.js';
+import { bundleNodeScript } from '../test-utils/bundle-node-script.js';
 import { gaussian, seededRandom } from './__tests__/clustered-data.js';
 import {
   InMemoryVectorStore,
@@ -256,26 +257,14 @@ describe('scans split over worker threads', () => {
     const here = dirname(fileURLToPath(import.meta.url));
     const work = await mkdtemp(join(tmpdir(), 'zerda-threads-process-'));
     try {
-      const { build } = await import('vite');
-      await build({
-        configFile: false,
-        logLevel: 'silent',
-        root: join(here, '../..'),
-        resolve: { conditions: ['@zerda/source'] },
-        ssr: {
-          noExternal: true,
-          resolve: { conditions: ['@zerda/source'], externalConditions: ['@zerda/source'] },
-        },
-        build: {
-          ssr: join(here, 'test-utils/threaded-search-script.ts'),
-          outDir: work,
-          minify: false,
-          rollupOptions: { output: { entryFileNames: 'script.mjs', format: 'es' } },
-        },
-      });
+      const bundle = await bundleNodeScript(
+        join(here, 'test-utils/threaded-search-script.ts'),
+        work,
+        'script.mjs',
+      );
       // Plain Node, nothing else on its event loop: no test runner holding the process open.
       const script = async (...args: string[]) => {
-        const { stdout } = await promisify(execFile)(process.execPath, [join(work, 'script.mjs'), ...args], {
+        const { stdout } = await promisify(execFile)(process.execPath, [bundle, ...args], {
           env: { ...process.env, NODE_OPTIONS: '' },
           timeout: 60_000,
         });
@@ -439,7 +428,7 @@ describe('the split between the caller and the workers', () => {
     // Every kernel call in the worker starts 3 ms late, as a worker slow to wake would.
     const late = kernelsLate(nodeScanThreads(2), 3);
     const { kernels, memory } = splitKernels(late);
-    expect(kernels.threads!.callerShares).toEqual({ f32: 0.5, i8: 0.5 });
+    expect(kernels.threads!.callerShares).toEqual({ f32: 0.5, i8: 0.5, i8Offset: 0.5 });
     await ready(kernels, memory);
     for (let scan = 0; scan < 60; scan++) await scanBoth(kernels, memory, () => {});
     const shares = kernels.threads!.callerShares;

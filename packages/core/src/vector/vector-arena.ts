@@ -1,6 +1,11 @@
 import { ZerdaError } from '../errors/index.js';
 import { ARENA_IMAGE_HEADER_BYTES } from './arena-image.js';
-import { createScanKernels, LinearMemory, type ScanKernels } from './kernels/kernels.js';
+import {
+  createScanKernels,
+  LinearMemory,
+  relaxedSimdSupported,
+  type ScanKernels,
+} from './kernels/kernels.js';
 import type { ScanThreadHost, ScanThreads, ScanThreadsState } from './kernels/scan-threads.js';
 import type { FirstAtLeast } from './top-k.js';
 
@@ -16,14 +21,18 @@ interface Layout {
   codes: number;
   /** float32 per row: the scale of its int8 codes. */
   scales: number;
+  /** int32 per row: the sum of its int8 codes (for the relaxed-SIMD scan only; derived, never saved). */
+  sums: number;
   /** float32 per row: scan output (scratch). */
   scores: number;
   /** int32 per row: row numbers for the list kernels (scratch). */
   list: number;
   /** The query, float32 (scratch). */
   query: number;
-  /** The query's int8 codes widened to int16 (scratch). */
+  /** The query's 7-bit codes widened to int16 (scratch). */
   queryCodes: number;
+  /** The query's 7-bit codes plus 64, as unsigned bytes, for the relaxed-SIMD scan (scratch). */
+  queryOffsetCodes: number;
   /** One float32 row being quantised, when no float32 rows are kept (scratch). */
   row: number;
   /** Bytes needed. */
@@ -46,6 +55,13 @@ export interface ArenaRegions {
 }
 
 const INITIAL_CAPACITY = 64;
+
+/**
+ * The largest code of a query's quantisation: 7 bits, so that the relaxed-SIMD scan, whose dot
+ * product takes one operand in [0, 127], gets the query's codes plus 64; every kernel scans the
+ * same 7-bit codes, so a store ranks alike whichever scans it. A row's codes keep 8 bits.
+ */
+const QUERY_CODE_MAX = 63;
 
 // An arena dropped without `close` still stops its scan workers.
 const workersOfDroppedArenas =
@@ -71,6 +87,8 @@ export class VectorArena {
    */
   readonly keepsFloat32: boolean;
   readonly kernels: ScanKernels;
+  /** Whether full int8 scans use relaxed SIMD's dot product (and the arena keeps each row's code sum for it). */
+  private readonly relaxed: boolean;
   private readonly memory: LinearMemory;
   private layout: Layout;
   /** Squared Euclidean norm of each row, for L2 (`|q|² + |x|² - 2 q·x`). */
@@ -102,6 +120,7 @@ export class VectorArena {
     this.codeStride = quantized ? Math.ceil(dimension / 16) * 16 : 0;
     // Codes only make sense with codes; an unquantised arena always keeps its float32 rows.
     this.keepsFloat32 = keepFloat32 || !quantized;
+    this.relaxed = quantized && kernel === 'wasm' && relaxedSimdSupported();
     this.layout = this.computeLayout(0);
     this.memory = new LinearMemory(kernel, this.layout.end, threads !== undefined);
     this.kernels = createScanKernels(this.memory, threads);
@@ -125,6 +144,13 @@ export class VectorArena {
     return this.codeStride > 0;
   }
 
+  /** What scans the int8 codes in full: relaxed SIMD's dot product, SIMD128, or JavaScript (undefined when not quantised). */
+  get int8Kernel(): 'relaxed-simd' | 'simd' | 'js' | undefined {
+    if (!this.quantized) return undefined;
+    if (this.relaxed) return 'relaxed-simd';
+    return this.kernels.kind === 'wasm' ? 'simd' : 'js';
+  }
+
   get capacity(): number {
     return this.layout.capacity;
   }
@@ -136,11 +162,12 @@ export class VectorArena {
 
   /**
    * Bytes each vector takes: its float32 row (when kept), int8 codes and scale (when quantised),
-   * squared norm, and its share of the scan scratch (a score and a row number).
+   * and code sum (for the relaxed-SIMD scan), squared norm, and its share of the scan scratch (a
+   * score and a row number).
    */
   get bytesPerVector(): number {
     const float32 = this.keepsFloat32 ? this.stride * 4 : 0;
-    const codes = this.quantized ? this.codeStride + 4 : 0;
+    const codes = this.quantized ? this.codeStride + 4 + (this.relaxed ? 4 : 0) : 0;
     return float32 + codes + 8 + 8;
   }
 
@@ -158,9 +185,11 @@ export class VectorArena {
       });
     }
     this.refreshViews();
-    // Persistent regions after the vectors move up; the highest first, so none overwrites another
-    // before it has moved. Stale bytes left behind are overwritten by `write`, which fills whole rows.
+    // Persistent regions after the vectors move up (and the code sums with them); the highest
+    // first, so none overwrites another before it has moved. Stale bytes left behind are
+    // overwritten by `write`, which fills whole rows.
     const bytes = new Uint8Array(this.memory.buffer);
+    if (this.relaxed) bytes.copyWithin(next.sums, old.sums, old.sums + old.capacity * 4);
     if (this.quantized) {
       bytes.copyWithin(next.scales, old.scales, old.scales + old.capacity * 4);
       bytes.copyWithin(next.codes, old.codes, old.codes + old.capacity * this.codeStride);
@@ -194,6 +223,11 @@ export class VectorArena {
       const codes = this.layout.codes + slot * this.codeStride;
       const codeScale = quantize(f32, row, dimension, this.i8, codes, this.codeStride);
       f32[scales + slot] = codeScale;
+      if (this.relaxed) {
+        let sum = 0;
+        for (let j = 0; j < dimension; j++) sum += this.i8[codes + j]!;
+        this.i32[this.layout.sums / 4 + slot] = sum;
+      }
       if (!this.keepsFloat32) {
         // The vector is now its codes times the scale: L2 keys use the norm of those values.
         const stored = Math.fround(codeScale);
@@ -253,6 +287,7 @@ export class VectorArena {
       bytes.set(scales, this.layout.scales);
     }
     new Uint8Array(this.norms.buffer, this.norms.byteOffset, count * 8).set(norms);
+    this.sumCodes(count);
   }
 
   /**
@@ -298,7 +333,16 @@ export class VectorArena {
     this.norms = norms;
     this.layout = layout;
     this.refreshViews();
+    // Over the image's norms, copied out above.
+    this.sumCodes(count);
     return true;
+  }
+
+  /** The code sums of rows 0 .. count-1, from their codes (for the relaxed-SIMD scan). */
+  private sumCodes(count: number): void {
+    if (!this.relaxed) return;
+    const { layout } = this;
+    this.kernels.relaxedI8!.codeSums(layout.codes, count, this.codeStride, layout.sums);
   }
 
   /** Whether `bytes` lie in this arena's memory. */
@@ -320,6 +364,7 @@ export class VectorArena {
       const codes = layout.codes + from * codeStride;
       this.i8.copyWithin(layout.codes + to * codeStride, codes, codes + codeStride);
       this.f32[layout.scales / 4 + to] = this.f32[layout.scales / 4 + from]!;
+      if (this.relaxed) this.i32[layout.sums / 4 + to] = this.i32[layout.sums / 4 + from]!;
     }
   }
 
@@ -383,7 +428,7 @@ export class VectorArena {
 
   /**
    * Sets the query times `scale` (length `dimension`; the scale normalises for cosine) for the
-   * following scans, and its int8 codes when quantised.
+   * following scans, and its 7-bit codes when quantised (see QUERY_CODE_MAX).
    */
   setQuery(query: ArrayLike<number>, scale = 1): void {
     this.refreshViews();
@@ -393,14 +438,20 @@ export class VectorArena {
     this.f32.fill(0, offset + dimension, offset + stride);
     if (this.quantized) {
       // Quantised straight into the widened int16 slots: no per-query allocation.
+      const codes = this.layout.queryCodes / 2;
       this.queryScale = quantize(
         this.f32,
         offset,
         dimension,
         this.i16,
-        this.layout.queryCodes / 2,
+        codes,
         this.codeStride,
+        QUERY_CODE_MAX,
       );
+      if (this.relaxed) {
+        const offsetCodes = this.layout.queryOffsetCodes;
+        for (let j = 0; j < this.codeStride; j++) this.i8[offsetCodes + j] = this.i16[codes + j]! + 64;
+      }
     }
   }
 
@@ -459,6 +510,7 @@ export class VectorArena {
    */
   scanAllQuantized(count: number): ScanScores | Promise<ScanScores> {
     const { layout, kernels } = this;
+    if (this.relaxed) return this.scanAllRelaxed(count);
     const pending = kernels.threads?.dotI8AllAsync(
       kernels.dotI8All,
       layout.queryCodes,
@@ -472,6 +524,26 @@ export class VectorArena {
     if (kernels.threads === undefined) {
       kernels.dotI8All(layout.queryCodes, layout.codes, count, this.codeStride, layout.scales, layout.scores);
     }
+    return this.scores(count);
+  }
+
+  /** `scanAllQuantized` with relaxed SIMD's dot product: the same scores. */
+  private scanAllRelaxed(count: number): ScanScores | Promise<ScanScores> {
+    const { kernels, codeStride } = this;
+    const { dotOffsetAll } = kernels.relaxedI8!;
+    const { queryOffsetCodes: query, codes, scales, scores, sums } = this.layout;
+    const pending = kernels.threads?.dotI8OffsetAllAsync(
+      dotOffsetAll,
+      query,
+      codes,
+      count,
+      codeStride,
+      scales,
+      scores,
+      sums,
+    );
+    if (pending !== undefined) return pending.then(() => this.scores(count));
+    if (kernels.threads === undefined) dotOffsetAll(query, codes, count, codeStride, scales, scores, sums);
     return this.scores(count);
   }
 
@@ -542,19 +614,35 @@ export class VectorArena {
     const vectors = take(this.keepsFloat32 ? capacity * this.stride * 4 : 0);
     const codes = take(capacity * this.codeStride);
     const scales = take(this.codeStride > 0 ? capacity * 4 : 0);
+    const sums = take(this.relaxed ? capacity * 4 : 0);
     const scores = take(capacity * 4);
     const list = take(capacity * 4);
     const query = take(this.stride * 4);
     const queryCodes = take(this.codeStride * 2);
+    const queryOffsetCodes = take(this.relaxed ? this.codeStride : 0);
     const row = take(this.keepsFloat32 ? 0 : this.stride * 4);
-    return { capacity, vectors, codes, scales, scores, list, query, queryCodes, row, end: offset };
+    return {
+      capacity,
+      vectors,
+      codes,
+      scales,
+      sums,
+      scores,
+      list,
+      query,
+      queryCodes,
+      queryOffsetCodes,
+      row,
+      end: offset,
+    };
   }
 }
 
 /**
  * Symmetric scalar quantisation of one vector to int8: code = round(x / scale), scale =
- * max|x| / 127, so each vector uses the whole code range whatever its magnitude. Writes
- * `stride` codes (zero-padded) at `offset` and returns the scale (0 for a zero vector).
+ * max|x| / maxCode (127 unless given), so each vector uses the whole code range whatever its
+ * magnitude. Writes `stride` codes (zero-padded) at `offset` and returns the scale (0 for a zero
+ * vector).
  */
 export function quantize(
   source: Float32Array,
@@ -563,12 +651,13 @@ export function quantize(
   target: Int8Array | Int16Array,
   offset: number,
   stride: number,
+  maxCode = 127,
 ): number {
   let maxAbs = 0;
   for (let j = 0; j < dimension; j++) maxAbs = Math.max(maxAbs, Math.abs(source[start + j]!));
   target.fill(0, offset, offset + stride);
   if (maxAbs === 0) return 0;
-  const inverse = 127 / maxAbs;
+  const inverse = maxCode / maxAbs;
   for (let j = 0; j < dimension; j++) target[offset + j] = Math.round(source[start + j]! * inverse);
-  return maxAbs / 127;
+  return maxAbs / maxCode;
 }

@@ -8,6 +8,7 @@ import {
 } from '../../util/webassembly.js';
 import { dotF32SharedWasm, dotF32Wasm } from './generated/dot-f32.js';
 import { dotI8SharedWasm, dotI8Wasm } from './generated/dot-i8.js';
+import { dotI8RelaxedSharedWasm, dotI8RelaxedWasm } from './generated/dot-i8-relaxed.js';
 import {
   createViews,
   dotF32AllJs,
@@ -76,10 +77,35 @@ export interface ScanKernels {
    */
   firstAtLeast(scores: number, from: number, count: number, threshold: number): number;
   /**
+   * The int8 full scan with relaxed SIMD's dot product, where the runtime has it and its results
+   * passed a probe (see dot-i8-relaxed.wat); undefined elsewhere.
+   */
+  readonly relaxedI8?: RelaxedI8Kernels;
+  /**
    * The threads full scans may be split over (`ScanThreads.dotF32AllAsync`, `dotI8AllAsync`), when
    * the memory is shared and a host was given. The kernels above always run on the caller's thread.
    */
   readonly threads?: ScanThreads;
+}
+
+/** The int8 kernels of dot-i8-relaxed.wat. */
+export interface RelaxedI8Kernels {
+  /**
+   * out[i] = (query . codes[i]) * scales[i], where the query is given as its 7-bit codes plus 64
+   * (unsigned bytes at `query`) and `sums` holds each row's sum of codes (int32, from `codeSums`):
+   * the same results as `dotI8All` over the same 7-bit codes widened to int16.
+   */
+  dotOffsetAll(
+    query: number,
+    base: number,
+    count: number,
+    strideBytes: number,
+    scales: number,
+    out: number,
+    sums: number,
+  ): void;
+  /** out[i] = the sum of the codes of row i (int32), for `count` rows starting at `base`. */
+  codeSums(base: number, count: number, strideBytes: number, out: number): void;
 }
 
 /**
@@ -131,12 +157,15 @@ export class LinearMemory {
 interface KernelModules<T> {
   f32: T;
   i8: T;
+  /** dot-i8-relaxed.wat, where the runtime has relaxed SIMD and the probe passed. */
+  i8Relaxed?: T;
 }
 
 let wasmBytes: KernelModules<Uint8Array> | undefined;
 let wasmModules: KernelModules<object> | undefined;
 let sharedModules: KernelModules<object> | undefined;
 let simdSupport: boolean | undefined;
+let relaxedSupport: boolean | undefined;
 
 function kernelBytes(): KernelModules<Uint8Array> {
   wasmBytes ??= { f32: decodeBase64(dotF32Wasm), i8: decodeBase64(dotI8Wasm) };
@@ -158,6 +187,72 @@ export function wasmSimdSupported(): boolean {
     }
   }
   return simdSupport;
+}
+
+/**
+ * Whether the int8 scans here can use relaxed SIMD's dot product: the runtime validates the
+ * module, and its results on a probe equal the exact ones. The probe guards against a runtime
+ * whose instruction is defined otherwise than the values the kernel gives it assume.
+ */
+export function relaxedSimdSupported(): boolean {
+  if (relaxedSupport === undefined) {
+    try {
+      const bytes = decodeBase64(dotI8RelaxedWasm);
+      relaxedSupport =
+        wasmSimdSupported() &&
+        webAssembly!.validate(bytes) &&
+        relaxedProbePasses(new webAssembly!.Module(bytes));
+    } catch {
+      relaxedSupport = false;
+    }
+  }
+  return relaxedSupport;
+}
+
+/**
+ * Runs the relaxed kernel over rows whose codes reach both ends of their range (and one with
+ * values spread over it), against queries at both ends of theirs, with an odd number of 16-code
+ * blocks, and compares with the exact integer dot products. Node 20's V8, which has relaxed SIMD
+ * behind a flag, fails it: its dot product adds the accumulator wrongly in this kernel.
+ */
+function relaxedProbePasses(module: object): boolean {
+  const api = webAssembly!;
+  const memory = new api.Memory({ initial: 1 });
+  const exports = new api.Instance(module, { env: { memory } }).exports;
+  const dotOffsetAll = exports.dot_i8_offset_all as RelaxedI8Kernels['dotOffsetAll'];
+  const codeSums = exports.code_sums as RelaxedI8Kernels['codeSums'];
+  const strideBytes = 48;
+  // The code (row) or 7-bit query value at position j.
+  const rows: ((j: number) => number)[] = [
+    () => 127,
+    () => -127,
+    (j) => (j % 2 === 0 ? 127 : -127),
+    (j) => ((j * 37) % 255) - 127,
+  ];
+  const queries: ((j: number) => number)[] = [
+    () => 63,
+    () => -63,
+    (j) => (j % 3 === 0 ? -63 : 63 - (j % 64)),
+  ];
+  const [queryAt, codesAt, scalesAt, sumsAt, outAt] = [0, 64, 64 + 4 * strideBytes, 512, 1024];
+  const bytes = new Uint8Array(memory.buffer);
+  const i8 = new Int8Array(memory.buffer);
+  rows.forEach((row, r) => {
+    for (let j = 0; j < strideBytes; j++) i8[codesAt + r * strideBytes + j] = row(j);
+  });
+  new Float32Array(memory.buffer, scalesAt, rows.length).fill(1);
+  codeSums(codesAt, rows.length, strideBytes, sumsAt);
+  const out = new Float32Array(memory.buffer, outAt, rows.length);
+  for (const query of queries) {
+    for (let j = 0; j < strideBytes; j++) bytes[queryAt + j] = query(j) + 64;
+    dotOffsetAll(queryAt, codesAt, rows.length, strideBytes, scalesAt, outAt, sumsAt);
+    for (let r = 0; r < rows.length; r++) {
+      let exact = 0;
+      for (let j = 0; j < strideBytes; j++) exact += rows[r]!(j) * (bytes[queryAt + j]! - 64);
+      if (out[r] !== exact) return false;
+    }
+  }
+  return true;
 }
 
 /** Which kernels a preference resolves to here; 'wasm' where SIMD is missing is an error. */
@@ -201,14 +296,20 @@ function kernelModules(shared: boolean): KernelModules<object> {
   const api = webAssembly;
   // Compiled once per process (the modules are tiny, so synchronous compilation is allowed
   // everywhere); instantiated once per memory.
+  const relaxed = relaxedSimdSupported();
   if (shared) {
     sharedModules ??= {
       f32: new api.Module(decodeBase64(dotF32SharedWasm)),
       i8: new api.Module(decodeBase64(dotI8SharedWasm)),
+      i8Relaxed: relaxed ? new api.Module(decodeBase64(dotI8RelaxedSharedWasm)) : undefined,
     };
     return sharedModules;
   }
-  wasmModules ??= { f32: new api.Module(kernelBytes().f32), i8: new api.Module(kernelBytes().i8) };
+  wasmModules ??= {
+    f32: new api.Module(kernelBytes().f32),
+    i8: new api.Module(kernelBytes().i8),
+    i8Relaxed: relaxed ? new api.Module(decodeBase64(dotI8RelaxedWasm)) : undefined,
+  };
   return wasmModules;
 }
 
@@ -222,6 +323,8 @@ function createWasmKernels(
   const imports = { env: { memory } };
   const f32 = new api.Instance(modules.f32, imports).exports;
   const i8 = new api.Instance(modules.i8, imports).exports;
+  const i8Relaxed =
+    modules.i8Relaxed === undefined ? undefined : new api.Instance(modules.i8Relaxed, imports).exports;
   const kernels: ScanKernels = {
     kind: 'wasm',
     dotF32All: f32.dot_f32_all as Kernel,
@@ -230,9 +333,21 @@ function createWasmKernels(
     dotI8List: i8.dot_i8_list as Kernel,
     dotF32I8List: i8.dot_f32_i8_list as Kernel,
     firstAtLeast: f32.first_at_least as ScanKernels['firstAtLeast'],
+    relaxedI8:
+      i8Relaxed === undefined
+        ? undefined
+        : {
+            dotOffsetAll: i8Relaxed.dot_i8_offset_all as RelaxedI8Kernels['dotOffsetAll'],
+            codeSums: i8Relaxed.code_sums as RelaxedI8Kernels['codeSums'],
+          },
   };
   if (!shared || host === undefined || host.threads < 2) return kernels;
-  return { ...kernels, threads: new ScanThreads(host, [modules.f32, modules.i8], memory) };
+  const threadModules = [
+    modules.f32,
+    modules.i8,
+    ...(modules.i8Relaxed === undefined ? [] : [modules.i8Relaxed]),
+  ];
+  return { ...kernels, threads: new ScanThreads(host, threadModules, memory) };
 }
 
 function createJsKernels(memory: LinearMemory): ScanKernels {

@@ -19,7 +19,10 @@ export interface ScanThreadHost {
 
 /** What a scan worker is given. */
 export interface ScanWorkerData {
-  /** The shared-memory float32 and int8 kernel modules, in that order. */
+  /**
+   * The shared-memory kernel modules: float32, int8, and the relaxed-SIMD int8 one where the
+   * runtime has it, in that order.
+   */
   modules: readonly object[];
   memory: WasmMemory;
   /** The control words of every worker; this worker's are at `index * CONTROL_BYTES`. */
@@ -63,7 +66,7 @@ const STATUS = 2;
 /** Set to 1 by the worker once it has instantiated its kernels. */
 const READY = 3;
 const KERNEL = 4;
-/** The kernel's arguments, from here (six words). */
+/** The kernel's arguments, from here (up to seven words). */
 const ARGUMENTS = 5;
 /**
  * Who has the job: its number once handed over; the worker swaps that for minus the number when
@@ -73,6 +76,8 @@ const CLAIM = 12;
 const CLOSED = -1;
 const KERNEL_F32 = 0;
 const KERNEL_I8 = 1;
+/** The relaxed-SIMD int8 kernel (dot-i8-relaxed.wat), which also takes the rows' code sums. */
+const KERNEL_I8_OFFSET = 2;
 
 /**
  * How long the caller, done with its own part, waits for a worker to start its part before it
@@ -101,6 +106,7 @@ const words = new Int32Array(data.control, data.index * ${CONTROL_BYTES}, ${CONT
 const imports = { env: { memory: data.memory } };
 const f32 = new WebAssembly.Instance(data.modules[0], imports).exports.dot_f32_all;
 const i8 = new WebAssembly.Instance(data.modules[1], imports).exports.dot_i8_all;
+const i8Offset = data.modules[2] && new WebAssembly.Instance(data.modules[2], imports).exports.dot_i8_offset_all;
 const a = ${ARGUMENTS};
 Atomics.store(words, ${READY}, 1);
 let seen = 0;
@@ -113,8 +119,10 @@ for (;;) {
     Atomics.notify(words, ${CLAIM});
     let status = 0;
     try {
-      if (words[${KERNEL}] === ${KERNEL_F32}) f32(words[a], words[a + 1], words[a + 2], words[a + 3], words[a + 4]);
-      else i8(words[a], words[a + 1], words[a + 2], words[a + 3], words[a + 4], words[a + 5]);
+      const kernel = words[${KERNEL}];
+      if (kernel === ${KERNEL_F32}) f32(words[a], words[a + 1], words[a + 2], words[a + 3], words[a + 4]);
+      else if (kernel === ${KERNEL_I8}) i8(words[a], words[a + 1], words[a + 2], words[a + 3], words[a + 4], words[a + 5]);
+      else i8Offset(words[a], words[a + 1], words[a + 2], words[a + 3], words[a + 4], words[a + 5], words[a + 6]);
     } catch {
       status = 1;
     }
@@ -236,6 +244,8 @@ export class ScanThreads {
   private stride = 0;
   /** The scales (i8 only). */
   private scales = 0;
+  /** The rows' code sums (the relaxed-SIMD int8 kernel only). */
+  private sums = 0;
   private out = 0;
   private count = 0;
   private parts = 0;
@@ -243,7 +253,7 @@ export class ScanThreads {
   private callerRows = 0;
   private size = 0;
   /** Per kernel: the fraction of a scan's rows the caller's thread takes (see `balance`). */
-  private readonly callerShare = new Float64Array(2);
+  private readonly callerShare = new Float64Array(3);
   private failure: string | undefined;
   private workerParts = 0;
   private takenBack = 0;
@@ -307,9 +317,37 @@ export class ScanThreads {
       : undefined;
   }
 
+  /** As `dotI8AllAsync`, for `direct` the relaxed-SIMD int8 kernel, which also takes the rows' code sums. */
+  dotI8OffsetAllAsync(
+    direct: Kernel,
+    query: number,
+    base: number,
+    count: number,
+    strideBytes: number,
+    scales: number,
+    out: number,
+    sums: number,
+  ): Promise<void> | undefined {
+    return this.begin(
+      KERNEL_I8_OFFSET,
+      direct,
+      query,
+      base,
+      count,
+      strideBytes,
+      strideBytes,
+      scales,
+      out,
+      sums,
+    )
+      ? this.finishAsync()
+      : undefined;
+  }
+
   /** The fraction of a full scan's rows the caller's thread takes now, per kernel (see `balance`). */
-  get callerShares(): { f32: number; i8: number } {
-    return { f32: this.callerShare[KERNEL_F32]!, i8: this.callerShare[KERNEL_I8]! };
+  get callerShares(): { f32: number; i8: number; i8Offset: number } {
+    const shares = this.callerShare;
+    return { f32: shares[KERNEL_F32]!, i8: shares[KERNEL_I8]!, i8Offset: shares[KERNEL_I8_OFFSET]! };
   }
 
   /** Stops the workers; later scans run on the caller's thread. Call it with no scan in flight. */
@@ -338,6 +376,7 @@ export class ScanThreads {
     stride: number,
     scales: number,
     out: number,
+    sums = 0,
   ): boolean {
     if (this.splitting) throw new Error('a split scan is already in flight');
     const parts =
@@ -346,7 +385,7 @@ export class ScanThreads {
         : Math.min(this.workers.length + 1, Math.floor(count / MIN_ROWS_PER_THREAD));
     if (parts < 2) {
       if (kernel === KERNEL_F32) direct(query, base, count, stride, out);
-      else direct(query, base, count, stride, scales, out);
+      else direct(query, base, count, stride, scales, out, sums);
       return false;
     }
     this.kernel = kernel;
@@ -356,6 +395,7 @@ export class ScanThreads {
     this.rowBytes = rowBytes;
     this.stride = stride;
     this.scales = scales;
+    this.sums = sums;
     this.out = out;
     this.count = count;
     this.parts = parts;
@@ -373,12 +413,14 @@ export class ScanThreads {
       words[at + ARGUMENTS + 1] = base + first * rowBytes;
       words[at + ARGUMENTS + 2] = this.rowsOf(part);
       words[at + ARGUMENTS + 3] = stride;
-      // f32: (query, base, count, stride, out); i8: (query, base, count, strideBytes, scales, out).
+      // f32: (query, base, count, stride, out); i8: (query, base, count, strideBytes, scales,
+      // out), and the offset kernel the rows' code sums after those.
       if (kernel === KERNEL_F32) {
         words[at + ARGUMENTS + 4] = out + first * 4;
       } else {
         words[at + ARGUMENTS + 4] = scales + first * 4;
         words[at + ARGUMENTS + 5] = out + first * 4;
+        words[at + ARGUMENTS + 6] = this.sums + first * 4;
       }
       jobs[part - 1] = jobs[part - 1]! + 1;
       Atomics.store(words, at + CLAIM, jobs[part - 1]!);
@@ -495,7 +537,8 @@ export class ScanThreads {
     const base = this.base + first * this.rowBytes;
     const out = this.out + first * 4;
     if (this.kernel === KERNEL_F32) this.direct(this.query, base, rows, this.stride, out);
-    else this.direct(this.query, base, rows, this.stride, this.scales + first * 4, out);
+    else
+      this.direct(this.query, base, rows, this.stride, this.scales + first * 4, out, this.sums + first * 4);
   }
 
   /**
