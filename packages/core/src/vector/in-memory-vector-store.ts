@@ -862,12 +862,6 @@ export class InMemoryVectorStore extends VectorStore<FilterInput> implements Del
   }
 
   /**
-   * Fills this empty store from what `snapshotArena` gave (its chunks in the same order): each
-   * region copied once into the scan memory, nothing quantised or re-checked when the snapshot
-   * keeps what this store keeps (the same quantisation, or 'int8' into 'none'), row by row
-   * otherwise. A truncated or inconsistent blob is an IndexFormatError naming `path`.
-   */
-  /**
    * Where to read a saved arena image of `byteLength` bytes so that `restoreArena` takes it in
    * place, with no copy of the vectors: the start of this empty store's scan memory. Undefined when
    * the store is not empty or does not know its dimension yet (then read it anywhere).
@@ -878,6 +872,13 @@ export class InMemoryVectorStore extends VectorStore<FilterInput> implements Del
     return this.#driver.ensureArena(dimension).imageTarget(byteLength);
   }
 
+  /**
+   * Fills this empty store from what `snapshotArena` gave (its chunks in the same order): each
+   * region copied once into the scan memory, nothing quantised or re-checked when the snapshot
+   * keeps what this store keeps (the same quantisation, or 'int8' into 'none'), row by row
+   * otherwise (where the int8 scans use relaxed SIMD, one pass over the codes also sums each
+   * row's). A truncated or inconsistent blob is an IndexFormatError naming `path`.
+   */
   restoreArena(snapshot: InMemoryArenaSnapshot, options: { path?: string } = {}): void {
     if (this.#driver.chunks.length > 0) {
       throw new InvalidArgumentError({

@@ -45,7 +45,8 @@ export type ScanScores = Float32Array;
 /**
  * The persistent regions of rows 0 .. count-1, as bytes laid out as in the arena's memory: float32
  * rows of `stride` values (when kept), int8 rows of `codeStride` codes and float32 scales (when
- * quantised), float64 squared norms. What a snapshot saves; nothing here is derived again on load.
+ * quantised), float64 squared norms. What a snapshot saves; nothing here is derived again on load
+ * (only the code sums of the relaxed-SIMD scan, which are not saved).
  */
 export interface ArenaRegions {
   vectors?: Uint8Array;
