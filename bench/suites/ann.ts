@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { type Chunk, InMemoryVectorStore } from '@zerda/core';
 import { mulberry32 } from '../corpus/synthetic.js';
 import { meanOverlap, percentile, type TimedContender, timeInterleaved } from '../lib/measure.js';
-import { DIMENSION, round, settledBytes } from '../lib/vector-bench.js';
+import { DIMENSION, int8KernelNote, round, settledBytes } from '../lib/vector-bench.js';
 import type { BenchRow, BenchSuite, BenchSuiteOptions } from '../report.js';
 import { type FaissPackage, faissSearch, importFaiss } from './faiss.js';
 
@@ -205,7 +205,7 @@ async function zerdaIvf(data: AnnData, size: number, log: (line: string) => void
     system: 'zerda ivf',
     buildMs,
     memoryBytes: stats.vectorBytes,
-    notes: `InMemoryVectorStore index ivf (${index.lists} lists, k-means on ${Math.min(size, index.lists * 32)} rows), int8 codes + float32 re-scoring, wasm kernels, one thread; memory = stats().vectorBytes (arena with float32 rows and int8 codes, ${Math.round(stats.vectorBytes / size)} B/vector, + index ${Math.round(index.bytes / 2 ** 20)} MiB); add ${Math.round(addMs)} ms + train/assign ${Math.round(buildMs - addMs)} ms`,
+    notes: `InMemoryVectorStore index ivf (${index.lists} lists, k-means on ${Math.min(size, index.lists * 32)} rows), int8 codes + float32 re-scoring, wasm kernels, one thread; memory = stats().vectorBytes (arena with float32 rows and int8 codes, ${Math.round(stats.vectorBytes / size)} B/vector, + index ${Math.round(index.bytes / 2 ** 20)} MiB); add ${Math.round(addMs)} ms + train/assign ${Math.round(buildMs - addMs)} ms; ${int8KernelNote(stats.int8Kernel)}`,
     variants: [exact, ...sweep],
   };
   return { reference, result };

@@ -570,6 +570,16 @@ describe('InMemoryVectorStore', () => {
     expect(new InMemoryVectorStore().stats().quantization).toBe('int8');
   });
 
+  it('says which kernel its int8 scans use, and none when it has no int8 scan', () => {
+    const here = new InMemoryVectorStore().stats().int8Kernel;
+    expect(['relaxed-simd', 'simd']).toContain(here);
+    expect(new InMemoryVectorStore({ quantization: 'int8-only' }).stats().int8Kernel).toBe(here);
+    expect(new InMemoryVectorStore({ quantization: 'none' }).stats().int8Kernel).toBeUndefined();
+    // An IVF index scans its lists' int8 codes whatever the store keeps.
+    expect(new InMemoryVectorStore({ quantization: 'none', index: 'auto' }).stats().int8Kernel).toBe(here);
+    expect(new InMemoryVectorStore({ kernel: 'js' }).stats().int8Kernel).toBe('js');
+  });
+
   it('int8-only re-scores from the codes: near-exact scores and recall on clustered data', async () => {
     const dimension = 384;
     const count = 10_000;

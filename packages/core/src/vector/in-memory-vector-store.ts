@@ -142,10 +142,10 @@ export interface InMemoryVectorStoreStats {
   /** Which kernels scan: 'wasm' (WebAssembly SIMD) or 'js'. */
   kernel: 'wasm' | 'js';
   /**
-   * What the full int8 scans use (quantised stores only): 'relaxed-simd', the 8-bit dot product of
-   * WebAssembly's relaxed SIMD, about a fifth faster, where the runtime has it (Chrome 114 and
-   * later, Node 21 and later); 'simd' (SIMD128) elsewhere; 'js' with the JavaScript kernels. The
-   * results are the same.
+   * What the int8 scans use (the full scans of a quantised store, and an IVF index's list scans;
+   * undefined for a store with neither): 'relaxed-simd', the 8-bit dot product of WebAssembly's
+   * relaxed SIMD, about a fifth faster, where the runtime has it (Chrome 114 and later, Node 21 and
+   * later); 'simd' (SIMD128) elsewhere; 'js' with the JavaScript kernels. The results are the same.
    */
   int8Kernel: 'relaxed-simd' | 'simd' | 'js' | undefined;
   /** Bytes held for vectors, codes, norms and scan scratch (chunks not included). */
@@ -294,9 +294,9 @@ class InMemoryDriver implements VectorDriver<FilterInput> {
     return this.arena?.bytesPerVector;
   }
 
+  /** What the int8 scans use: the full scans of quantised rows, and an IVF index's list scans. */
   get int8Kernel(): InMemoryVectorStoreStats['int8Kernel'] {
-    if (this.arena !== undefined) return this.arena.int8Kernel;
-    if (this.quantization === 'none') return undefined;
+    if (this.quantization === 'none' && this.indexSetting.type === 'exact') return undefined;
     if (this.kernel === 'js') return 'js';
     return relaxedSimdSupported() ? 'relaxed-simd' : 'simd';
   }

@@ -1,7 +1,12 @@
 import { InvalidArgumentError } from '../errors/index.js';
 import type { DistanceMetric } from './driver.js';
-import { createScanKernels, LinearMemory, type ScanKernels } from './kernels/kernels.js';
-import { quantize, type VectorArena } from './vector-arena.js';
+import {
+  createScanKernels,
+  LinearMemory,
+  relaxedSimdSupported,
+  type ScanKernels,
+} from './kernels/kernels.js';
+import { quantize, quantizeQuery, type VectorArena } from './vector-arena.js';
 
 /**
  * An inverted-file (IVF) index over the in-memory store's rows: k-means centroids, and for each
@@ -111,12 +116,15 @@ export interface IvfIndexSnapshot {
  * contiguously (as FAISS's inverted lists do), in a linear memory of its own: a probed list is
  * scanned by the contiguous kernel at memory speed, where gathering rows scattered through the
  * store's memory measured 10 to 50 times slower per row. The codes are the index's own
- * quantisation of the stored vectors (codeStride + 4 bytes a row), so the store's quantisation
- * setting does not matter to it; the store re-scores the best candidates exactly as usual.
+ * quantisation of the stored vectors (codeStride + 4 bytes a row, and 4 more for the code sums
+ * of the relaxed-SIMD scan where it runs), so the store's quantisation setting does not matter
+ * to it; the store re-scores the best candidates exactly as usual. The query is quantised as the
+ * store's scans quantise it (`quantizeQuery`).
  *
- * Memory: the centroids, the query, then list blocks (codes, then scales, each list with room
- * to grow) allocated upwards. A full list moves to a block twice its size at the top; the hole
- * it leaves is reclaimed by compacting once holes make up half the blocks.
+ * Memory: the centroids, the query, then list blocks (codes, then scales, then code sums when
+ * relaxed, each list with room to grow) allocated upwards. A full list moves to a block twice its
+ * size at the top; the hole it leaves is reclaimed by compacting once holes make up half the
+ * blocks.
  */
 export class IvfIndex {
   readonly dimension: number;
@@ -125,6 +133,10 @@ export class IvfIndex {
   readonly trainedRows: number;
   private readonly stride: number;
   private readonly codeStride: number;
+  /** Whether the lists are scanned with relaxed SIMD's dot product (and keep their rows' code sums). */
+  private readonly relaxed: boolean;
+  /** Bytes a row takes in its list's block: codes, scale, and code sum when relaxed. */
+  private readonly rowBytes: number;
   private readonly kernel: 'wasm' | 'js';
   private memory: LinearMemory;
   private kernels: ScanKernels;
@@ -132,10 +144,11 @@ export class IvfIndex {
   private f32 = new Float32Array(0);
   private i8 = new Int8Array(0);
   private i16 = new Int16Array(0);
-  // Fixed regions (byte offsets): centroids at 0, the query in float32 and as int16 codes, one
-  // score per centroid; list blocks from `blocksStart` up to `top`.
+  // Fixed regions (byte offsets): centroids at 0, the query in float32, as int16 codes and (when
+  // relaxed) as offset codes, one score per centroid; list blocks from `blocksStart` up to `top`.
   private readonly queryAt: number;
   private readonly queryCodesAt: number;
+  private readonly queryOffsetCodesAt: number;
   private readonly centroidScoresAt: number;
   private readonly blocksStart: number;
   private top: number;
@@ -169,12 +182,15 @@ export class IvfIndex {
     this.dimension = dimension;
     this.stride = Math.ceil(dimension / 4) * 4;
     this.codeStride = Math.ceil(dimension / 16) * 16;
+    this.relaxed = kernel === 'wasm' && relaxedSimdSupported();
+    this.rowBytes = this.codeStride + 4 + (this.relaxed ? 4 : 0);
     this.lists = centroids.length / dimension;
     this.trainedRows = trainedRows;
     this.kernel = kernel;
     this.queryAt = this.lists * this.stride * 4;
     this.queryCodesAt = this.queryAt + this.stride * 4;
-    this.centroidScoresAt = this.queryCodesAt + this.codeStride * 2;
+    this.queryOffsetCodesAt = this.queryCodesAt + this.codeStride * 2;
+    this.centroidScoresAt = this.queryOffsetCodesAt + (this.relaxed ? this.codeStride : 0);
     this.blocksStart = align16(this.centroidScoresAt + this.lists * 4);
     this.top = this.blocksStart;
     this.memory = new LinearMemory(kernel, this.blocksStart);
@@ -332,6 +348,10 @@ export class IvfIndex {
     );
     const scales = this.scalesAt(list) / 4;
     this.f32[scales + position] = this.f32[scales + last]!;
+    if (this.relaxed) {
+      const sums = this.sumsAt(list);
+      this.i8.copyWithin(sums + position * 4, sums + last * 4, sums + (last + 1) * 4);
+    }
   }
 
   /** Row `from` now lives at `to` (the store filled a deleted row's hole with its last row). */
@@ -357,7 +377,16 @@ export class IvfIndex {
     let f32 = this.f32;
     const at = this.queryAt / 4;
     for (let j = 0; j < dimension; j++) f32[at + j] = query[j]! * scale;
-    this.queryScale = quantize(f32, at, dimension, this.i16, this.queryCodesAt / 2, this.codeStride);
+    this.queryScale = quantizeQuery(
+      f32,
+      at,
+      dimension,
+      this.codeStride,
+      this.i16,
+      this.queryCodesAt / 2,
+      this.relaxed ? this.i8 : undefined,
+      this.queryOffsetCodesAt,
+    );
     this.kernels.dotF32All(this.queryAt, 0, lists, this.stride, this.centroidScoresAt);
     const take = Math.min(probes, lists);
     const scores = this.centroidScoresAt / 4;
@@ -385,14 +414,27 @@ export class IvfIndex {
       const list = heapLists[index]!;
       const length = this.sizes[list]!;
       if (length === 0) continue;
-      this.kernels.dotI8All(
-        this.queryCodesAt,
-        this.blockAt[list]!,
-        length,
-        this.codeStride,
-        this.scalesAt(list),
-        this.outAt + filled * 4,
-      );
+      const out = this.outAt + filled * 4;
+      if (this.relaxed) {
+        this.kernels.relaxedI8!.dotOffsetAll(
+          this.queryOffsetCodesAt,
+          this.blockAt[list]!,
+          length,
+          this.codeStride,
+          this.scalesAt(list),
+          out,
+          this.sumsAt(list),
+        );
+      } else {
+        this.kernels.dotI8All(
+          this.queryCodesAt,
+          this.blockAt[list]!,
+          length,
+          this.codeStride,
+          this.scalesAt(list),
+          out,
+        );
+      }
       this.candidates.set(this.members[list]!.subarray(0, length), filled);
       filled += length;
     }
@@ -458,13 +500,12 @@ export class IvfIndex {
     for (let slot = 0; slot < count; slot++) counts[assignments[slot]!]!++;
     // Grown once to what the lists need, rather than by a quarter at a time.
     let bytes = this.top;
-    for (let list = 0; list < this.lists; list++)
-      bytes += align16(withRoom(counts[list]!) * (this.codeStride + 4));
+    for (let list = 0; list < this.lists; list++) bytes += align16(withRoom(counts[list]!) * this.rowBytes);
     this.memory.growTo(bytes);
     this.refreshViews();
     for (let list = 0; list < this.lists; list++) {
       const capacity = withRoom(counts[list]!);
-      this.blockAt[list] = this.allocate(capacity * (this.codeStride + 4));
+      this.blockAt[list] = this.allocate(capacity * this.rowBytes);
       this.capacities[list] = capacity;
       this.members[list] = new Int32Array(capacity);
     }
@@ -475,7 +516,7 @@ export class IvfIndex {
     }
   }
 
-  /** Appends the row in the query slot to `list` as row `slot`: its codes, scale and number. */
+  /** Appends the row in the query slot to `list` as row `slot`: its codes, scale (and code sum) and number. */
   private append(slot: number, list: number): void {
     const size = this.sizes[list]!;
     if (size === this.capacities[list]!) this.growList(list, withRoom(2 * size));
@@ -489,6 +530,8 @@ export class IvfIndex {
     const codes = this.blockAt[list]! + size * this.codeStride;
     const rowScale = quantize(this.f32, this.queryAt / 4, this.dimension, this.i8, codes, this.codeStride);
     this.f32[this.scalesAt(list) / 4 + size] = rowScale;
+    if (this.relaxed)
+      this.kernels.relaxedI8!.codeSums(codes, 1, this.codeStride, this.sumsAt(list) + size * 4);
     this.sizes[list] = size + 1;
     this.listOf[slot] = list;
     this.positionOf[slot] = size;
@@ -498,21 +541,22 @@ export class IvfIndex {
   private growList(list: number, capacity: number): void {
     const oldCapacity = this.capacities[list]!;
     const size = this.sizes[list]!;
-    const { codeStride } = this;
-    if (
-      oldCapacity > 0 &&
-      this.deadBytes + oldCapacity * (codeStride + 4) > (this.top - this.blocksStart) / 2
-    ) {
+    const { codeStride, rowBytes } = this;
+    if (oldCapacity > 0 && this.deadBytes + oldCapacity * rowBytes > (this.top - this.blocksStart) / 2) {
       // Holes would be half the blocks: compact instead (every list laid out again, with room).
       this.compact(list, capacity);
       return;
     }
-    const at = this.allocate(capacity * (codeStride + 4));
+    const at = this.allocate(capacity * rowBytes);
     const oldAt = this.blockAt[list]!;
     const oldScales = this.scalesAt(list);
     this.i8.copyWithin(at, oldAt, oldAt + size * codeStride);
     this.i8.copyWithin(at + capacity * codeStride, oldScales, oldScales + size * 4);
-    this.deadBytes += oldCapacity * (codeStride + 4);
+    if (this.relaxed) {
+      const oldSums = this.sumsAt(list);
+      this.i8.copyWithin(at + capacity * (codeStride + 4), oldSums, oldSums + size * 4);
+    }
+    this.deadBytes += oldCapacity * rowBytes;
     this.blockAt[list] = at;
     this.capacities[list] = capacity;
   }
@@ -522,12 +566,12 @@ export class IvfIndex {
    * The old memory, holes and all, is dropped.
    */
   private compact(list: number, capacity: number): void {
-    const { codeStride } = this;
+    const { codeStride, rowBytes } = this;
     const oldBytes = new Uint8Array(this.memory.buffer);
     let bytes = this.blocksStart;
     for (let other = 0; other < this.lists; other++) {
       const rows = other === list ? capacity : withRoom(this.sizes[other]!);
-      bytes += align16(rows * (codeStride + 4));
+      bytes += align16(rows * rowBytes);
     }
     const memory = new LinearMemory(this.kernel, bytes);
     const target = new Uint8Array(memory.buffer);
@@ -540,9 +584,13 @@ export class IvfIndex {
       const oldScales = oldAt + this.capacities[other]! * codeStride;
       target.set(oldBytes.subarray(oldAt, oldAt + size * codeStride), top);
       target.set(oldBytes.subarray(oldScales, oldScales + size * 4), top + rows * codeStride);
+      if (this.relaxed) {
+        const oldSums = oldScales + this.capacities[other]! * 4;
+        target.set(oldBytes.subarray(oldSums, oldSums + size * 4), top + rows * (codeStride + 4));
+      }
       this.blockAt[other] = top;
       this.capacities[other] = rows;
-      top += align16(rows * (codeStride + 4));
+      top += align16(rows * rowBytes);
     }
     this.memory = memory;
     this.kernels = createScanKernels(memory);
@@ -555,6 +603,11 @@ export class IvfIndex {
 
   private scalesAt(list: number): number {
     return this.blockAt[list]! + this.capacities[list]! * this.codeStride;
+  }
+
+  /** Where `list`'s rows' code sums start (relaxed only): after its scales. */
+  private sumsAt(list: number): number {
+    return this.scalesAt(list) + this.capacities[list]! * 4;
   }
 
   /** `bytes` at the top of the memory, growing it by at least a quarter when needed. */

@@ -438,21 +438,16 @@ export class VectorArena {
     for (let j = 0; j < dimension; j++) this.f32[offset + j] = query[j]! * scale;
     this.f32.fill(0, offset + dimension, offset + stride);
     if (this.quantized) {
-      // Quantised straight into the widened int16 slots: no per-query allocation.
-      const codes = this.layout.queryCodes / 2;
-      this.queryScale = quantize(
+      this.queryScale = quantizeQuery(
         this.f32,
         offset,
         dimension,
-        this.i16,
-        codes,
         this.codeStride,
-        QUERY_CODE_MAX,
+        this.i16,
+        this.layout.queryCodes / 2,
+        this.relaxed ? this.i8 : undefined,
+        this.layout.queryOffsetCodes,
       );
-      if (this.relaxed) {
-        const offsetCodes = this.layout.queryOffsetCodes;
-        for (let j = 0; j < this.codeStride; j++) this.i8[offsetCodes + j] = this.i16[codes + j]! + 64;
-      }
     }
   }
 
@@ -637,6 +632,27 @@ export class VectorArena {
       end: offset,
     };
   }
+}
+
+/**
+ * Quantises a query for the int8 scans, straight into the scan memory (no per-query allocation):
+ * its 7-bit codes (QUERY_CODE_MAX) widened to int16 at `codes` (an index into `i16`), and when
+ * `i8` is given, for the relaxed-SIMD scan, the same codes plus 64 as bytes at `offsetCodes`.
+ * Returns the codes' scale.
+ */
+export function quantizeQuery(
+  source: Float32Array,
+  start: number,
+  dimension: number,
+  codeStride: number,
+  i16: Int16Array,
+  codes: number,
+  i8: Int8Array | undefined,
+  offsetCodes: number,
+): number {
+  const scale = quantize(source, start, dimension, i16, codes, codeStride, QUERY_CODE_MAX);
+  if (i8 !== undefined) for (let j = 0; j < codeStride; j++) i8[offsetCodes + j] = i16[codes + j]! + 64;
+  return scale;
 }
 
 /**
