@@ -1,6 +1,7 @@
-// Run as a plain Node process by relaxed-simd.test.ts, with and without relaxed SIMD: prints what
-// the int8 scans gave, so the test can compare the two kernels across processes. In the process
-// itself it checks the raw scan scores against the JavaScript kernels' (the same integers).
+// Run as a plain Node process by relaxed-simd.test.ts, on Node 20 also with the flag that turns
+// relaxed SIMD on: prints what the int8 scans gave (and which kernel ran), so the test can compare
+// the processes. In the process itself it checks the raw scan scores against the JavaScript
+// kernels' (the same integers).
 import { clusteredData, seededRandom } from '../__tests__/clustered-data.js';
 import { InMemoryVectorStore } from '../in-memory-vector-store.js';
 import { nodeScanThreads } from '../kernels/scan-threads-node.js';
