@@ -4,10 +4,8 @@ import { nodeScanThreads } from '@zerda/core/node';
 import usearch from 'usearch';
 // The store's own scan kernels (private to core, so imported from its source): the compute floors
 // below time exactly the code the store runs.
-import { dotF32Wasm } from '../../packages/core/src/vector/kernels/generated/dot-f32.js';
-import { dotI8Wasm } from '../../packages/core/src/vector/kernels/generated/dot-i8.js';
-import { dotI8RelaxedWasm } from '../../packages/core/src/vector/kernels/generated/dot-i8-relaxed.js';
-import { relaxedSimdSupported } from '../../packages/core/src/vector/kernels/kernels.js';
+import { createScanKernels, LinearMemory } from '../../packages/core/src/vector/kernels/kernels.js';
+import { quantizeQuery } from '../../packages/core/src/vector/vector-arena.js';
 import { formatBytes, meanOverlap, percentile, timeInterleaved } from '../lib/measure.js';
 import {
   clusteredVectors,
@@ -202,31 +200,26 @@ function bandwidthProbe(bytesPerValue: 4 | 1, threads: 1 | 2 = 1): VectorSystem[
 const FLOOR_BLOCK_BYTES = 768 * 1024;
 
 /**
- * The scan's arithmetic alone: the store's kernel (`dot_f32_all`, or over int8 codes of the same
- * vectors the one the store's int8 scans use here: `dot_i8_offset_all` where the runtime has
- * relaxed SIMD, `dot_i8_all` elsewhere) run over a block of the data's first rows that stays in
- * cache, as many times as it takes to score as many rows as the data has. No memory traffic, same
- * work.
+ * The scan's arithmetic alone: the store's own kernels (`dotF32All`, or over int8 codes of the
+ * same vectors `dotI8All`: relaxed SIMD's where the runtime has it, SIMD128's elsewhere) run over a
+ * block of the data's first rows that stays in cache, as many times as it takes to score as many
+ * rows as the data has. No memory traffic, same work.
  */
 function computeFloor(kind: 'float32' | 'int8'): VectorSystem['build'] {
   return ({ vectors, ids }) => {
-    const api = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
     const count = ids.length;
     const rowBytes = DIMENSION * (kind === 'float32' ? 4 : 1);
     const block = Math.min(count, Math.floor(FLOOR_BLOCK_BYTES / rowBytes));
-    const relaxed = kind === 'int8' && relaxedSimdSupported();
-    // Layout: query (float32, int16 codes, or 7-bit codes plus 64), rows, per-row scales and
-    // code sums (int8), scores.
+    // Layout: the query (float32, or its codes as the int8 kernels read them), rows, per-row
+    // scales and code sums (int8), scores.
     const query = 0;
     const base = DIMENSION * 4;
     const scales = base + block * rowBytes;
     const sums = scales + block * 4;
     const out = sums + block * 4;
-    const memory = new api.Memory({ initial: Math.ceil((out + block * 4) / 65_536) });
+    const memory = new LinearMemory('wasm', out + block * 4);
+    const kernels = createScanKernels(memory);
     const buffer = memory.buffer;
-    const source = kind === 'float32' ? dotF32Wasm : relaxed ? dotI8RelaxedWasm : dotI8Wasm;
-    const kernels = new api.Instance(new api.Module(Buffer.from(source, 'base64')), { env: { memory } })
-      .exports;
     if (kind === 'float32') {
       new Float32Array(buffer, base, block * DIMENSION).set(vectors.subarray(0, block * DIMENSION));
     } else {
@@ -235,25 +228,17 @@ function computeFloor(kind: 'float32' | 'int8'): VectorSystem['build'] {
       const codes = new Int8Array(buffer, base, block * DIMENSION);
       for (let i = 0; i < codes.length; i++) codes[i] = Math.round(vectors[i]! * 127);
       new Float32Array(buffer, scales, block).fill(1 / 127);
-      if (relaxed) (kernels.code_sums as (...args: number[]) => void)(base, block, DIMENSION, sums);
+      kernels.codeSums?.(base, block, DIMENSION, sums);
     }
-    const dotAll = (
-      kind === 'float32' ? kernels.dot_f32_all : relaxed ? kernels.dot_i8_offset_all : kernels.dot_i8_all
-    ) as (...args: number[]) => void;
+    const relaxed = kernels.codeSums === undefined ? undefined : new Int8Array(buffer);
     return {
       search(vector) {
         if (kind === 'float32') new Float32Array(buffer, query, DIMENSION).set(vector);
-        else if (relaxed) {
-          const codes = new Uint8Array(buffer, query, DIMENSION);
-          for (let j = 0; j < DIMENSION; j++) codes[j] = Math.round(vector[j]! * 63) + 64;
-        } else {
-          const codes = new Int16Array(buffer, query, DIMENSION);
-          for (let j = 0; j < DIMENSION; j++) codes[j] = Math.round(vector[j]! * 63);
-        }
+        else quantizeQuery(vector, 0, DIMENSION, DIMENSION, query, new Int16Array(buffer), relaxed);
         for (let done = 0; done < count; done += block) {
           const rows = Math.min(block, count - done);
-          if (kind === 'float32') dotAll(query, base, rows, DIMENSION, out);
-          else dotAll(query, base, rows, DIMENSION, scales, out, sums);
+          if (kind === 'float32') kernels.dotF32All(query, base, rows, DIMENSION, out);
+          else kernels.dotI8All(query, base, rows, DIMENSION, scales, out, sums);
         }
         return [];
       },
@@ -303,8 +288,8 @@ const systems: VectorSystem[] = [
   {
     name: 'compute floor i8',
     notes:
-      'as above, the int8 scan kernel the store uses here (dot_i8_offset_all where the runtime has relaxed ' +
-      'SIMD, dot_i8_all elsewhere) over codes: the arithmetic of the int8 scans',
+      'as above, the int8 scan kernel the store uses here (relaxed SIMD where the runtime has it, SIMD128 ' +
+      'elsewhere) over codes: the arithmetic of the int8 scans',
     build: computeFloor('int8'),
     compute: 'int8',
   },

@@ -1,12 +1,7 @@
 import { InvalidArgumentError } from '../errors/index.js';
 import type { DistanceMetric } from './driver.js';
-import {
-  createScanKernels,
-  LinearMemory,
-  relaxedSimdSupported,
-  type ScanKernels,
-} from './kernels/kernels.js';
-import { quantize, quantizeQuery, type VectorArena } from './vector-arena.js';
+import { createScanKernels, LinearMemory, type ScanKernels } from './kernels/kernels.js';
+import { quantize, quantizeQuery, queryCodesBytes, type VectorArena } from './vector-arena.js';
 
 /**
  * An inverted-file (IVF) index over the in-memory store's rows: k-means centroids, and for each
@@ -144,11 +139,10 @@ export class IvfIndex {
   private f32 = new Float32Array(0);
   private i8 = new Int8Array(0);
   private i16 = new Int16Array(0);
-  // Fixed regions (byte offsets): centroids at 0, the query in float32, as int16 codes and (when
-  // relaxed) as offset codes, one score per centroid; list blocks from `blocksStart` up to `top`.
+  // Fixed regions (byte offsets): centroids at 0, the query in float32 and as the int8 kernels
+  // read its codes, one score per centroid; list blocks from `blocksStart` up to `top`.
   private readonly queryAt: number;
   private readonly queryCodesAt: number;
-  private readonly queryOffsetCodesAt: number;
   private readonly centroidScoresAt: number;
   private readonly blocksStart: number;
   private top: number;
@@ -182,19 +176,18 @@ export class IvfIndex {
     this.dimension = dimension;
     this.stride = Math.ceil(dimension / 4) * 4;
     this.codeStride = Math.ceil(dimension / 16) * 16;
-    this.relaxed = kernel === 'wasm' && relaxedSimdSupported();
-    this.rowBytes = this.codeStride + 4 + (this.relaxed ? 4 : 0);
     this.lists = centroids.length / dimension;
     this.trainedRows = trainedRows;
     this.kernel = kernel;
     this.queryAt = this.lists * this.stride * 4;
     this.queryCodesAt = this.queryAt + this.stride * 4;
-    this.queryOffsetCodesAt = this.queryCodesAt + this.codeStride * 2;
-    this.centroidScoresAt = this.queryOffsetCodesAt + (this.relaxed ? this.codeStride : 0);
+    this.centroidScoresAt = this.queryCodesAt + queryCodesBytes(this.codeStride);
     this.blocksStart = align16(this.centroidScoresAt + this.lists * 4);
     this.top = this.blocksStart;
     this.memory = new LinearMemory(kernel, this.blocksStart);
     this.kernels = createScanKernels(this.memory);
+    this.relaxed = this.kernels.codeSums !== undefined;
+    this.rowBytes = this.codeStride + 4 + (this.relaxed ? 4 : 0);
     this.refreshViews();
     this.halfNorms = new Float64Array(this.lists);
     for (let list = 0; list < this.lists; list++) {
@@ -382,10 +375,9 @@ export class IvfIndex {
       at,
       dimension,
       this.codeStride,
+      this.queryCodesAt,
       this.i16,
-      this.queryCodesAt / 2,
       this.relaxed ? this.i8 : undefined,
-      this.queryOffsetCodesAt,
     );
     this.kernels.dotF32All(this.queryAt, 0, lists, this.stride, this.centroidScoresAt);
     const take = Math.min(probes, lists);
@@ -414,27 +406,15 @@ export class IvfIndex {
       const list = heapLists[index]!;
       const length = this.sizes[list]!;
       if (length === 0) continue;
-      const out = this.outAt + filled * 4;
-      if (this.relaxed) {
-        this.kernels.relaxedI8!.dotOffsetAll(
-          this.queryOffsetCodesAt,
-          this.blockAt[list]!,
-          length,
-          this.codeStride,
-          this.scalesAt(list),
-          out,
-          this.sumsAt(list),
-        );
-      } else {
-        this.kernels.dotI8All(
-          this.queryCodesAt,
-          this.blockAt[list]!,
-          length,
-          this.codeStride,
-          this.scalesAt(list),
-          out,
-        );
-      }
+      this.kernels.dotI8All(
+        this.queryCodesAt,
+        this.blockAt[list]!,
+        length,
+        this.codeStride,
+        this.scalesAt(list),
+        this.outAt + filled * 4,
+        this.sumsAt(list),
+      );
       this.candidates.set(this.members[list]!.subarray(0, length), filled);
       filled += length;
     }
@@ -530,8 +510,7 @@ export class IvfIndex {
     const codes = this.blockAt[list]! + size * this.codeStride;
     const rowScale = quantize(this.f32, this.queryAt / 4, this.dimension, this.i8, codes, this.codeStride);
     this.f32[this.scalesAt(list) / 4 + size] = rowScale;
-    if (this.relaxed)
-      this.kernels.relaxedI8!.codeSums(codes, 1, this.codeStride, this.sumsAt(list) + size * 4);
+    if (this.relaxed) this.kernels.codeSums!(codes, 1, this.codeStride, this.sumsAt(list) + size * 4);
     this.sizes[list] = size + 1;
     this.listOf[slot] = list;
     this.positionOf[slot] = size;
@@ -605,7 +584,7 @@ export class IvfIndex {
     return this.blockAt[list]! + this.capacities[list]! * this.codeStride;
   }
 
-  /** Where `list`'s rows' code sums start (relaxed only): after its scales. */
+  /** Where `list`'s rows' code sums start (kept when relaxed only): after its scales. */
   private sumsAt(list: number): number {
     return this.scalesAt(list) + this.capacities[list]! * 4;
   }

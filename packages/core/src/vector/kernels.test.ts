@@ -78,9 +78,11 @@ describe('scan kernels', () => {
         const stride = Math.ceil(dimension / 16) * 16;
         const rows = 29;
         const scales = rows * stride;
+        // The query block (see ScanKernels.dotI8All): 7-bit codes as int16, then plus 64 as bytes.
         const query = scales + rows * 4;
-        const out = query + stride * 2;
-        const list = out + rows * 4;
+        const out = query + stride * 3;
+        const sums = out + rows * 4;
+        const list = sums + rows * 4;
         // A float32 query for re-scoring from the codes: `floats` values (a multiple of 4), then a
         // NaN that a kernel reading past them would turn every score into.
         const floats = Math.ceil(dimension / 4) * 4;
@@ -94,10 +96,15 @@ describe('scan kernels', () => {
           for (let j = 0; j < dimension; j++) codes[row * stride + j] = code();
           scale[row] = row % 3 === 0 ? 1 : 0.5 + row / 64;
         }
-        for (let j = 0; j < dimension; j++) q[j] = code();
+        for (let j = 0; j < dimension; j++) q[j] = Math.floor(random() * 127) - 63;
         // Extremes: the largest magnitudes must not overflow.
         for (let j = 0; j < dimension; j++) codes[j] = -127;
-        kernels.dotI8All(query, 0, rows, stride, scales, out);
+        q[0] = 63;
+        q[dimension - 1] = -63;
+        const offsetCodes = new Uint8Array(memory.buffer, query + stride * 2, stride);
+        for (let j = 0; j < stride; j++) offsetCodes[j] = q[j]! + 64;
+        kernels.codeSums?.(0, rows, stride, sums);
+        kernels.dotI8All(query, 0, rows, stride, scales, out, sums);
         const scores = new Float32Array(memory.buffer, out, rows);
         for (let row = 0; row < rows; row++) {
           const expected = Math.fround(dot(codes.subarray(row * stride), q, dimension) * scale[row]!);

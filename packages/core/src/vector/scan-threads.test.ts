@@ -328,7 +328,8 @@ describe('the split between the caller and the workers', () => {
   const rows = 4 * MIN_ROWS_PER_THREAD;
   const stride = 8;
   const strideBytes = 16;
-  // Regions of one shared memory: float32 rows, int8 rows, scales, the two queries, two outputs.
+  // Regions of one shared memory: float32 rows, int8 rows, scales and code sums, the two queries
+  // (the int8 one as ScanKernels.dotI8All reads it), two outputs.
   const layout = (() => {
     let offset = 0;
     const take = (bytes: number) => {
@@ -340,8 +341,9 @@ describe('the split between the caller and the workers', () => {
       vectors: take(rows * stride * 4),
       codes: take(rows * strideBytes),
       scales: take(rows * 4),
+      sums: take(rows * 4),
       query: take(stride * 4),
-      queryCodes: take(strideBytes * 2),
+      queryCodes: take(strideBytes * 3),
       out: take(rows * 4),
       expected: take(rows * 4),
       end: offset,
@@ -364,6 +366,7 @@ describe('the split between the caller and the workers', () => {
     const i8 = new Int8Array(memory.buffer, layout.codes, rows * strideBytes);
     for (let index = 0; index < i8.length; index++) i8[index] = Math.floor(random() * 255) - 127;
     for (let row = 0; row < rows; row++) f32[layout.scales / 4 + row] = 0.5 + random();
+    kernels.codeSums?.(layout.codes, rows, strideBytes, layout.sums);
     return { kernels, memory };
   }
 
@@ -373,7 +376,11 @@ describe('the split between the caller and the workers', () => {
     const f32 = new Float32Array(memory.buffer);
     const i16 = new Int16Array(memory.buffer, layout.queryCodes, strideBytes);
     for (let j = 0; j < stride; j++) f32[layout.query / 4 + j] = random() - 0.5;
-    for (let j = 0; j < strideBytes; j++) i16[j] = Math.floor(random() * 255) - 127;
+    const offsetCodes = new Uint8Array(memory.buffer, layout.queryCodes + strideBytes * 2, strideBytes);
+    for (let j = 0; j < strideBytes; j++) {
+      i16[j] = Math.floor(random() * 127) - 63;
+      offsetCodes[j] = i16[j]! + 64;
+    }
     const out = new Float32Array(memory.buffer, layout.out, rows);
     const expected = new Float32Array(memory.buffer, layout.expected, rows);
     const threads = kernels.threads!;
@@ -392,16 +399,18 @@ describe('the split between the caller and the workers', () => {
     await pending;
     expect(firstDifference(out, expected)).toBe(-1);
 
-    kernels.dotI8All(layout.queryCodes, layout.codes, rows, strideBytes, layout.scales, layout.expected);
+    const { queryCodes, codes, scales, sums } = layout;
+    kernels.dotI8All(queryCodes, codes, rows, strideBytes, scales, layout.expected, sums);
     out.fill(Number.NaN);
     pending = threads.dotI8AllAsync(
       kernels.dotI8All,
-      layout.queryCodes,
-      layout.codes,
+      queryCodes,
+      codes,
       rows,
       strideBytes,
       layout.scales,
       layout.out,
+      sums,
     );
     meanwhile();
     await pending;
@@ -428,7 +437,7 @@ describe('the split between the caller and the workers', () => {
     // Every kernel call in the worker starts 3 ms late, as a worker slow to wake would.
     const late = kernelsLate(nodeScanThreads(2), 3);
     const { kernels, memory } = splitKernels(late);
-    expect(kernels.threads!.callerShares).toEqual({ f32: 0.5, i8: 0.5, i8Offset: 0.5 });
+    expect(kernels.threads!.callerShares).toEqual({ f32: 0.5, i8: 0.5 });
     await ready(kernels, memory);
     for (let scan = 0; scan < 60; scan++) await scanBoth(kernels, memory, () => {});
     const shares = kernels.threads!.callerShares;

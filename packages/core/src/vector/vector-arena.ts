@@ -1,11 +1,6 @@
 import { ZerdaError } from '../errors/index.js';
 import { ARENA_IMAGE_HEADER_BYTES } from './arena-image.js';
-import {
-  createScanKernels,
-  LinearMemory,
-  relaxedSimdSupported,
-  type ScanKernels,
-} from './kernels/kernels.js';
+import { createScanKernels, LinearMemory, type ScanKernels } from './kernels/kernels.js';
 import type { ScanThreadHost, ScanThreads, ScanThreadsState } from './kernels/scan-threads.js';
 import type { FirstAtLeast } from './top-k.js';
 
@@ -29,10 +24,8 @@ interface Layout {
   list: number;
   /** The query, float32 (scratch). */
   query: number;
-  /** The query's 7-bit codes widened to int16 (scratch). */
+  /** The query's 7-bit codes as the int8 kernels read them (see `quantizeQuery`; scratch). */
   queryCodes: number;
-  /** The query's 7-bit codes plus 64, as unsigned bytes, for the relaxed-SIMD scan (scratch). */
-  queryOffsetCodes: number;
   /** One float32 row being quantised, when no float32 rows are kept (scratch). */
   row: number;
   /** Bytes needed. */
@@ -88,7 +81,7 @@ export class VectorArena {
    */
   readonly keepsFloat32: boolean;
   readonly kernels: ScanKernels;
-  /** Whether full int8 scans use relaxed SIMD's dot product (and the arena keeps each row's code sum for it). */
+  /** Whether full int8 scans use relaxed SIMD's dot product, so the arena keeps each row's code sum for it. */
   private readonly relaxed: boolean;
   private readonly memory: LinearMemory;
   private layout: Layout;
@@ -121,10 +114,12 @@ export class VectorArena {
     this.codeStride = quantized ? Math.ceil(dimension / 16) * 16 : 0;
     // Codes only make sense with codes; an unquantised arena always keeps its float32 rows.
     this.keepsFloat32 = keepFloat32 || !quantized;
-    this.relaxed = quantized && kernel === 'wasm' && relaxedSimdSupported();
+    // Known from the kernels; an empty layout is the same either way (no rows, no sums).
+    this.relaxed = false;
     this.layout = this.computeLayout(0);
     this.memory = new LinearMemory(kernel, this.layout.end, threads !== undefined);
     this.kernels = createScanKernels(this.memory, threads);
+    this.relaxed = quantized && this.kernels.codeSums !== undefined;
     if (this.kernels.threads !== undefined)
       workersOfDroppedArenas?.register(this, this.kernels.threads, this);
   }
@@ -145,11 +140,9 @@ export class VectorArena {
     return this.codeStride > 0;
   }
 
-  /** What scans the int8 codes in full: relaxed SIMD's dot product, SIMD128, or JavaScript (undefined when not quantised). */
-  get int8Kernel(): 'relaxed-simd' | 'simd' | 'js' | undefined {
-    if (!this.quantized) return undefined;
-    if (this.relaxed) return 'relaxed-simd';
-    return this.kernels.kind === 'wasm' ? 'simd' : 'js';
+  /** What scans the int8 codes in full (undefined when not quantised): see `ScanKernels.int8Kernel`. */
+  get int8Kernel(): ScanKernels['int8Kernel'] | undefined {
+    return this.quantized ? this.kernels.int8Kernel : undefined;
   }
 
   get capacity(): number {
@@ -343,7 +336,7 @@ export class VectorArena {
   private sumCodes(count: number): void {
     if (!this.relaxed) return;
     const { layout } = this;
-    this.kernels.relaxedI8!.codeSums(layout.codes, count, this.codeStride, layout.sums);
+    this.kernels.codeSums!(layout.codes, count, this.codeStride, layout.sums);
   }
 
   /** Whether `bytes` lie in this arena's memory. */
@@ -443,10 +436,9 @@ export class VectorArena {
         offset,
         dimension,
         this.codeStride,
+        this.layout.queryCodes,
         this.i16,
-        this.layout.queryCodes / 2,
         this.relaxed ? this.i8 : undefined,
-        this.layout.queryOffsetCodes,
       );
     }
   }
@@ -505,32 +497,11 @@ export class VectorArena {
    * the scan threads as `scanAll` is.
    */
   scanAllQuantized(count: number): ScanScores | Promise<ScanScores> {
-    const { layout, kernels } = this;
-    if (this.relaxed) return this.scanAllRelaxed(count);
+    const { kernels, codeStride } = this;
+    const { queryCodes, codes, scales, scores, sums } = this.layout;
     const pending = kernels.threads?.dotI8AllAsync(
       kernels.dotI8All,
-      layout.queryCodes,
-      layout.codes,
-      count,
-      this.codeStride,
-      layout.scales,
-      layout.scores,
-    );
-    if (pending !== undefined) return pending.then(() => this.scores(count));
-    if (kernels.threads === undefined) {
-      kernels.dotI8All(layout.queryCodes, layout.codes, count, this.codeStride, layout.scales, layout.scores);
-    }
-    return this.scores(count);
-  }
-
-  /** `scanAllQuantized` with relaxed SIMD's dot product: the same scores. */
-  private scanAllRelaxed(count: number): ScanScores | Promise<ScanScores> {
-    const { kernels, codeStride } = this;
-    const { dotOffsetAll } = kernels.relaxedI8!;
-    const { queryOffsetCodes: query, codes, scales, scores, sums } = this.layout;
-    const pending = kernels.threads?.dotI8OffsetAllAsync(
-      dotOffsetAll,
-      query,
+      queryCodes,
       codes,
       count,
       codeStride,
@@ -539,7 +510,9 @@ export class VectorArena {
       sums,
     );
     if (pending !== undefined) return pending.then(() => this.scores(count));
-    if (kernels.threads === undefined) dotOffsetAll(query, codes, count, codeStride, scales, scores, sums);
+    if (kernels.threads === undefined) {
+      kernels.dotI8All(queryCodes, codes, count, codeStride, scales, scores, sums);
+    }
     return this.scores(count);
   }
 
@@ -614,8 +587,7 @@ export class VectorArena {
     const scores = take(capacity * 4);
     const list = take(capacity * 4);
     const query = take(this.stride * 4);
-    const queryCodes = take(this.codeStride * 2);
-    const queryOffsetCodes = take(this.relaxed ? this.codeStride : 0);
+    const queryCodes = take(queryCodesBytes(this.codeStride));
     const row = take(this.keepsFloat32 ? 0 : this.stride * 4);
     return {
       capacity,
@@ -627,31 +599,38 @@ export class VectorArena {
       list,
       query,
       queryCodes,
-      queryOffsetCodes,
       row,
       end: offset,
     };
   }
 }
 
+/** Bytes of a query's codes as the int8 kernels read them (see `quantizeQuery`). */
+export function queryCodesBytes(codeStride: number): number {
+  return codeStride * 3;
+}
+
 /**
- * Quantises a query for the int8 scans, straight into the scan memory (no per-query allocation):
- * its 7-bit codes (QUERY_CODE_MAX) widened to int16 at `codes` (an index into `i16`), and when
- * `i8` is given, for the relaxed-SIMD scan, the same codes plus 64 as bytes at `offsetCodes`.
- * Returns the codes' scale.
+ * Quantises a query for the int8 scans, straight into the scan memory (no per-query allocation),
+ * at byte address `at`: its 7-bit codes (QUERY_CODE_MAX) widened to int16, then, when `i8` is
+ * given (the relaxed-SIMD scan reads them), the same codes plus 64 as bytes (see
+ * `ScanKernels.dotI8All`). Returns the codes' scale.
  */
 export function quantizeQuery(
   source: Float32Array,
   start: number,
   dimension: number,
   codeStride: number,
+  at: number,
   i16: Int16Array,
-  codes: number,
   i8: Int8Array | undefined,
-  offsetCodes: number,
 ): number {
+  const codes = at / 2;
   const scale = quantize(source, start, dimension, i16, codes, codeStride, QUERY_CODE_MAX);
-  if (i8 !== undefined) for (let j = 0; j < codeStride; j++) i8[offsetCodes + j] = i16[codes + j]! + 64;
+  if (i8 !== undefined) {
+    const offsetCodes = at + 2 * codeStride;
+    for (let j = 0; j < codeStride; j++) i8[offsetCodes + j] = i16[codes + j]! + 64;
+  }
   return scale;
 }
 

@@ -1,11 +1,13 @@
 ;; The int8 full scan with relaxed SIMD's 8-bit dot product, for runtimes that have it (V8 from
-;; 11.4: Chrome 114 and Node 21 onwards); `kernels.ts` uses it only after a probe of its results.
+;; 11.4: Chrome 114 and Node 21 onwards); `kernels.ts` uses it in place of dot-i8.wat's `dot_i8_all`
+;; (same arguments) only after a probe of its results.
 ;;
 ;; i32x4.relaxed_dot_i8x16_i7x16_add_s multiplies 16 signed codes by 16 values and adds the
 ;; products in fours to an i32x4, in one instruction where the SIMD128 kernel (dot-i8.wat) needs
 ;; six for 16 codes. Its result is defined only when the second operand's values lie in [0, 127],
-;; so the query is given as its 7-bit codes (in [-63, 63]) plus 64, as unsigned bytes, and each
-;; row's sum of codes (int32) takes the offset back off: query . row = (query + 64) . row - 64 sum.
+;; so the query block holds, after the 7-bit codes (in [-63, 63]) widened to int16 that the SIMD128
+;; kernel reads, the same codes plus 64 as unsigned bytes, and each row's sum of codes (int32)
+;; takes the offset back off: query . row = (query + 64) . row - 64 sum.
 ;; The result is the same integer as the SIMD128 kernel's over the same 7-bit codes, so a store
 ;; ranks alike on every runtime. Codes are in [-127, 127], so no pair of products saturates the
 ;; 16-bit sums of x86's pmaddubsw (2 * 127 * 127 < 2^15).
@@ -13,15 +15,16 @@
   (import "env" "memory" (memory 1))
 
   ;; out[i] = (query . codes[i]) * scales[i] for the `count` rows starting at `base`; the query's
-  ;; offset codes are at $q (`strideBytes` bytes), the rows' code sums at $sums. Two accumulators
+  ;; offset codes are at $q + 2 strideBytes, the rows' code sums at $sums. Two accumulators
   ;; over 32 codes an iteration, so the dot products overlap; `strideBytes` is a multiple of 16,
   ;; so a row with an odd number of 16-code blocks ends with one block alone.
-  (func (export "dot_i8_offset_all")
+  (func (export "dot_i8_all")
     (param $q i32) (param $base i32) (param $count i32) (param $strideBytes i32) (param $scales i32)
     (param $out i32) (param $sums i32)
     (local $end i32) (local $p i32) (local $qp i32) (local $rowEnd i32) (local $pairsEnd i32)
     (local $a0 v128) (local $a1 v128)
     (local.set $end (i32.add (local.get $out) (i32.shl (local.get $count) (i32.const 2))))
+    (local.set $q (i32.add (local.get $q) (i32.shl (local.get $strideBytes) (i32.const 1))))
     (block $done
       (loop $rows
         (br_if $done (i32.ge_u (local.get $out) (local.get $end)))
@@ -62,7 +65,7 @@
         (br $rows))))
 
   ;; out[i] = the sum of the codes of row i, for the `count` rows starting at `base`: what
-  ;; dot_i8_offset_all takes back off, computed once per row (on write, and for every row of a
+  ;; dot_i8_all takes back off, computed once per row (on write, and for every row of a
   ;; store opened from a snapshot). Pairs of codes are added to i16 lanes and widened to i32
   ;; every 16 codes, so no lane overflows whatever the row's length.
   (func (export "code_sums")

@@ -32,11 +32,21 @@ export type KernelPreference = 'auto' | 'wasm' | 'js';
 export interface ScanKernels {
   /** 'wasm' (WebAssembly SIMD) or 'js' (the fallback). */
   readonly kind: 'wasm' | 'js';
+  /**
+   * Which `dotI8All` this is: relaxed SIMD's dot product (dot-i8-relaxed.wat, where the runtime
+   * has it and its results passed a probe), SIMD128 (dot-i8.wat), or JavaScript.
+   */
+  readonly int8Kernel: 'relaxed-simd' | 'simd' | 'js';
   /** out[i] = query . row[i] for `count` float32 rows starting at `base`. */
   dotF32All(query: number, base: number, count: number, stride: number, out: number): void;
   /** out[j] = query . row[list[j]] for `count` int32 row numbers at `list`. */
   dotF32List(query: number, base: number, list: number, count: number, stride: number, out: number): void;
-  /** out[i] = (query . codes[i]) * scales[i]; the query is int16 (its int8 codes, widened). */
+  /**
+   * out[i] = (query . codes[i]) * scales[i]. The query block holds the query's codes widened to
+   * int16 (2 strideBytes bytes), then, read by the relaxed-SIMD kernel only, the same codes plus
+   * 64 as bytes; `sums` holds each row's sum of codes (int32, from `codeSums`), also read by it
+   * only. Every kernel gives the same results.
+   */
   dotI8All(
     query: number,
     base: number,
@@ -44,8 +54,14 @@ export interface ScanKernels {
     strideBytes: number,
     scales: number,
     out: number,
+    sums: number,
   ): void;
-  /** out[j] = (query . codes[list[j]]) * scales[list[j]]. */
+  /**
+   * out[i] = the sum of the codes of row i (int32), for `count` rows starting at `base`: present
+   * when `dotI8All` reads the sums (relaxed SIMD), and only then do they need keeping.
+   */
+  codeSums?(base: number, count: number, strideBytes: number, out: number): void;
+  /** out[j] = (query . codes[list[j]]) * scales[list[j]], from the query's int16 codes. */
   dotI8List(
     query: number,
     base: number,
@@ -77,35 +93,10 @@ export interface ScanKernels {
    */
   firstAtLeast(scores: number, from: number, count: number, threshold: number): number;
   /**
-   * The int8 full scan with relaxed SIMD's dot product, where the runtime has it and its results
-   * passed a probe (see dot-i8-relaxed.wat); undefined elsewhere.
-   */
-  readonly relaxedI8?: RelaxedI8Kernels;
-  /**
    * The threads full scans may be split over (`ScanThreads.dotF32AllAsync`, `dotI8AllAsync`), when
    * the memory is shared and a host was given. The kernels above always run on the caller's thread.
    */
   readonly threads?: ScanThreads;
-}
-
-/** The int8 kernels of dot-i8-relaxed.wat. */
-export interface RelaxedI8Kernels {
-  /**
-   * out[i] = (query . codes[i]) * scales[i], where the query is given as its 7-bit codes plus 64
-   * (unsigned bytes at `query`) and `sums` holds each row's sum of codes (int32, from `codeSums`):
-   * the same results as `dotI8All` over the same 7-bit codes widened to int16.
-   */
-  dotOffsetAll(
-    query: number,
-    base: number,
-    count: number,
-    strideBytes: number,
-    scales: number,
-    out: number,
-    sums: number,
-  ): void;
-  /** out[i] = the sum of the codes of row i (int32), for `count` rows starting at `base`. */
-  codeSums(base: number, count: number, strideBytes: number, out: number): void;
 }
 
 /**
@@ -219,8 +210,8 @@ function relaxedProbePasses(module: object): boolean {
   const api = webAssembly!;
   const memory = new api.Memory({ initial: 1 });
   const exports = new api.Instance(module, { env: { memory } }).exports;
-  const dotOffsetAll = exports.dot_i8_offset_all as RelaxedI8Kernels['dotOffsetAll'];
-  const codeSums = exports.code_sums as RelaxedI8Kernels['codeSums'];
+  const dotI8All = exports.dot_i8_all as ScanKernels['dotI8All'];
+  const codeSums = exports.code_sums as NonNullable<ScanKernels['codeSums']>;
   const strideBytes = 48;
   // The code (row) or 7-bit query value at position j.
   const rows: ((j: number) => number)[] = [
@@ -234,7 +225,9 @@ function relaxedProbePasses(module: object): boolean {
     () => -63,
     (j) => (j % 3 === 0 ? -63 : 63 - (j % 64)),
   ];
-  const [queryAt, codesAt, scalesAt, sumsAt, outAt] = [0, 64, 64 + 4 * strideBytes, 512, 1024];
+  // The query block: int16 codes (unread here), then the offset codes.
+  const [queryAt, codesAt, scalesAt, sumsAt, outAt] = [0, 256, 256 + 4 * strideBytes, 512, 1024];
+  const offsetCodesAt = queryAt + 2 * strideBytes;
   const bytes = new Uint8Array(memory.buffer);
   const i8 = new Int8Array(memory.buffer);
   rows.forEach((row, r) => {
@@ -244,11 +237,11 @@ function relaxedProbePasses(module: object): boolean {
   codeSums(codesAt, rows.length, strideBytes, sumsAt);
   const out = new Float32Array(memory.buffer, outAt, rows.length);
   for (const query of queries) {
-    for (let j = 0; j < strideBytes; j++) bytes[queryAt + j] = query(j) + 64;
-    dotOffsetAll(queryAt, codesAt, rows.length, strideBytes, scalesAt, outAt, sumsAt);
+    for (let j = 0; j < strideBytes; j++) bytes[offsetCodesAt + j] = query(j) + 64;
+    dotI8All(queryAt, codesAt, rows.length, strideBytes, scalesAt, outAt, sumsAt);
     for (let r = 0; r < rows.length; r++) {
       let exact = 0;
-      for (let j = 0; j < strideBytes; j++) exact += rows[r]!(j) * (bytes[queryAt + j]! - 64);
+      for (let j = 0; j < strideBytes; j++) exact += rows[r]!(j) * query(j);
       if (out[r] !== exact) return false;
     }
   }
@@ -323,30 +316,24 @@ function createWasmKernels(
   const imports = { env: { memory } };
   const f32 = new api.Instance(modules.f32, imports).exports;
   const i8 = new api.Instance(modules.i8, imports).exports;
+  // The full int8 scan is the relaxed-SIMD one where it passed the probe; the list kernels are
+  // SIMD128's either way.
   const i8Relaxed =
     modules.i8Relaxed === undefined ? undefined : new api.Instance(modules.i8Relaxed, imports).exports;
   const kernels: ScanKernels = {
     kind: 'wasm',
+    int8Kernel: i8Relaxed === undefined ? 'simd' : 'relaxed-simd',
     dotF32All: f32.dot_f32_all as Kernel,
     dotF32List: f32.dot_f32_list as Kernel,
-    dotI8All: i8.dot_i8_all as Kernel,
+    dotI8All: (i8Relaxed ?? i8).dot_i8_all as Kernel,
+    codeSums: i8Relaxed?.code_sums as Kernel | undefined,
     dotI8List: i8.dot_i8_list as Kernel,
     dotF32I8List: i8.dot_f32_i8_list as Kernel,
     firstAtLeast: f32.first_at_least as ScanKernels['firstAtLeast'],
-    relaxedI8:
-      i8Relaxed === undefined
-        ? undefined
-        : {
-            dotOffsetAll: i8Relaxed.dot_i8_offset_all as RelaxedI8Kernels['dotOffsetAll'],
-            codeSums: i8Relaxed.code_sums as RelaxedI8Kernels['codeSums'],
-          },
   };
   if (!shared || host === undefined || host.threads < 2) return kernels;
-  const threadModules = [
-    modules.f32,
-    modules.i8,
-    ...(modules.i8Relaxed === undefined ? [] : [modules.i8Relaxed]),
-  ];
+  // The workers run the full scans only: theirs are the same.
+  const threadModules = [modules.f32, modules.i8Relaxed ?? modules.i8];
   return { ...kernels, threads: new ScanThreads(host, threadModules, memory) };
 }
 
@@ -362,6 +349,7 @@ function createJsKernels(memory: LinearMemory): ScanKernels {
   };
   return {
     kind: 'js',
+    int8Kernel: 'js',
     dotF32All: (query, base, count, stride, out) => dotF32AllJs(current(), query, base, count, stride, out),
     dotF32List: (query, base, list, count, stride, out) =>
       dotF32ListJs(current(), query, base, list, count, stride, out),

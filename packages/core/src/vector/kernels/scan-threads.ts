@@ -20,8 +20,8 @@ export interface ScanThreadHost {
 /** What a scan worker is given. */
 export interface ScanWorkerData {
   /**
-   * The shared-memory kernel modules: float32, int8, and the relaxed-SIMD int8 one where the
-   * runtime has it, in that order.
+   * The shared-memory float32 and int8 kernel modules, in that order (the int8 one relaxed SIMD's
+   * where the caller's full scans use it).
    */
   modules: readonly object[];
   memory: WasmMemory;
@@ -76,8 +76,6 @@ const CLAIM = 12;
 const CLOSED = -1;
 const KERNEL_F32 = 0;
 const KERNEL_I8 = 1;
-/** The relaxed-SIMD int8 kernel (dot-i8-relaxed.wat), which also takes the rows' code sums. */
-const KERNEL_I8_OFFSET = 2;
 
 /**
  * How long the caller, done with its own part, waits for a worker to start its part before it
@@ -106,7 +104,6 @@ const words = new Int32Array(data.control, data.index * ${CONTROL_BYTES}, ${CONT
 const imports = { env: { memory: data.memory } };
 const f32 = new WebAssembly.Instance(data.modules[0], imports).exports.dot_f32_all;
 const i8 = new WebAssembly.Instance(data.modules[1], imports).exports.dot_i8_all;
-const i8Offset = data.modules[2] && new WebAssembly.Instance(data.modules[2], imports).exports.dot_i8_offset_all;
 const a = ${ARGUMENTS};
 Atomics.store(words, ${READY}, 1);
 let seen = 0;
@@ -119,10 +116,8 @@ for (;;) {
     Atomics.notify(words, ${CLAIM});
     let status = 0;
     try {
-      const kernel = words[${KERNEL}];
-      if (kernel === ${KERNEL_F32}) f32(words[a], words[a + 1], words[a + 2], words[a + 3], words[a + 4]);
-      else if (kernel === ${KERNEL_I8}) i8(words[a], words[a + 1], words[a + 2], words[a + 3], words[a + 4], words[a + 5]);
-      else i8Offset(words[a], words[a + 1], words[a + 2], words[a + 3], words[a + 4], words[a + 5], words[a + 6]);
+      if (words[${KERNEL}] === ${KERNEL_F32}) f32(words[a], words[a + 1], words[a + 2], words[a + 3], words[a + 4]);
+      else i8(words[a], words[a + 1], words[a + 2], words[a + 3], words[a + 4], words[a + 5], words[a + 6]);
     } catch {
       status = 1;
     }
@@ -242,9 +237,8 @@ export class ScanThreads {
   private rowBytes = 0;
   /** The kernel's stride argument: float32 values (f32) or bytes (i8) per row. */
   private stride = 0;
-  /** The scales (i8 only). */
+  /** The scales and the rows' code sums (i8 only). */
   private scales = 0;
-  /** The rows' code sums (the relaxed-SIMD int8 kernel only). */
   private sums = 0;
   private out = 0;
   private count = 0;
@@ -253,7 +247,7 @@ export class ScanThreads {
   private callerRows = 0;
   private size = 0;
   /** Per kernel: the fraction of a scan's rows the caller's thread takes (see `balance`). */
-  private readonly callerShare = new Float64Array(3);
+  private readonly callerShare = new Float64Array(2);
   private failure: string | undefined;
   private workerParts = 0;
   private takenBack = 0;
@@ -302,23 +296,8 @@ export class ScanThreads {
       : undefined;
   }
 
-  /** As `dotF32AllAsync`, for `direct` the int8 kernel. */
+  /** As `dotF32AllAsync`, for `direct` the int8 kernel (`ScanKernels.dotI8All`, whose arguments these are). */
   dotI8AllAsync(
-    direct: Kernel,
-    query: number,
-    base: number,
-    count: number,
-    strideBytes: number,
-    scales: number,
-    out: number,
-  ): Promise<void> | undefined {
-    return this.begin(KERNEL_I8, direct, query, base, count, strideBytes, strideBytes, scales, out)
-      ? this.finishAsync()
-      : undefined;
-  }
-
-  /** As `dotI8AllAsync`, for `direct` the relaxed-SIMD int8 kernel, which also takes the rows' code sums. */
-  dotI8OffsetAllAsync(
     direct: Kernel,
     query: number,
     base: number,
@@ -328,26 +307,14 @@ export class ScanThreads {
     out: number,
     sums: number,
   ): Promise<void> | undefined {
-    return this.begin(
-      KERNEL_I8_OFFSET,
-      direct,
-      query,
-      base,
-      count,
-      strideBytes,
-      strideBytes,
-      scales,
-      out,
-      sums,
-    )
+    return this.begin(KERNEL_I8, direct, query, base, count, strideBytes, strideBytes, scales, out, sums)
       ? this.finishAsync()
       : undefined;
   }
 
   /** The fraction of a full scan's rows the caller's thread takes now, per kernel (see `balance`). */
-  get callerShares(): { f32: number; i8: number; i8Offset: number } {
-    const shares = this.callerShare;
-    return { f32: shares[KERNEL_F32]!, i8: shares[KERNEL_I8]!, i8Offset: shares[KERNEL_I8_OFFSET]! };
+  get callerShares(): { f32: number; i8: number } {
+    return { f32: this.callerShare[KERNEL_F32]!, i8: this.callerShare[KERNEL_I8]! };
   }
 
   /** Stops the workers; later scans run on the caller's thread. Call it with no scan in flight. */
@@ -413,8 +380,8 @@ export class ScanThreads {
       words[at + ARGUMENTS + 1] = base + first * rowBytes;
       words[at + ARGUMENTS + 2] = this.rowsOf(part);
       words[at + ARGUMENTS + 3] = stride;
-      // f32: (query, base, count, stride, out); i8: (query, base, count, strideBytes, scales,
-      // out), and the offset kernel the rows' code sums after those.
+      // f32: (query, base, count, stride, out); i8: (query, base, count, strideBytes, scales, out,
+      // sums).
       if (kernel === KERNEL_F32) {
         words[at + ARGUMENTS + 4] = out + first * 4;
       } else {
