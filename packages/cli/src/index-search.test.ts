@@ -194,10 +194,15 @@ describe('zerda index', () => {
     const file = join(tmp, 'one.txt');
     const io = captureIo();
     const code = await main(['index', file, '--store', join(tmp, 'faiss-store'), '--backend', 'faiss'], io);
-    // Where @zerda/faiss is installed and usable this succeeds; otherwise the message says what is missing.
+    // Where @zerda/faiss is installed and usable this succeeds; otherwise the message says what is
+    // missing: the package, or (installed, but faiss-node not built) how to build faiss-node.
     if (code !== 0) {
       expect(code).toBe(1);
-      expect(io.err).toMatch(/the faiss backend (needs the @zerda\/faiss package|cannot be)/);
+      expect(io.err).toMatch(
+        /the faiss backend (needs the @zerda\/faiss package|cannot be)|faiss-node could not be loaded .*run `npx zerda-faiss build`/,
+      );
+      // A backend that failed on its first write says which files were not written.
+      if (/faiss-node could not be loaded/.test(io.err)) expect(io.err).toMatch(/not written: .*one\.txt/);
     }
   });
 
