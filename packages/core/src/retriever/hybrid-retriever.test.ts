@@ -153,6 +153,31 @@ describe('HybridRetriever', () => {
     expect(result.warnings[1]?.message).toContain('within 50 ms');
   });
 
+  it("hands each branch the caller's signal, joined with its own timeout's where there is one", async () => {
+    const keyword = new FixedRetriever('keyword', keywordRanking);
+    const vector = new FixedRetriever('vector', vectorRanking);
+    const caller = new AbortController();
+    await new HybridRetriever({ keyword, vector }).retrieve('q', { signal: caller.signal });
+    await new HybridRetriever({ keyword, vector }).retrieve('q');
+    for (const branch of [keyword, vector]) {
+      expect(branch.calls[0]?.signal).toBe(caller.signal);
+      expect(branch.calls[1]?.signal).toBeUndefined();
+    }
+
+    const timed = new FixedRetriever('keyword', keywordRanking);
+    const timedHybrid = new HybridRetriever({ keyword: timed, branchTimeoutMs: 1_000 });
+    await timedHybrid.retrieve('q', { signal: caller.signal });
+    await timedHybrid.retrieve('q');
+    const [joined, own] = timed.calls.map((call) => call.signal);
+    expect(joined).toBeInstanceOf(AbortSignal);
+    expect(own).toBeInstanceOf(AbortSignal);
+    expect(joined).not.toBe(caller.signal);
+    expect(joined?.aborted).toBe(false);
+    caller.abort(new Error('user gave up'));
+    expect(joined?.aborted).toBe(true);
+    expect(own?.aborted).toBe(false);
+  });
+
   it('fails with a typed, retryable timeout per branch when every branch times out', async () => {
     const hybrid = new HybridRetriever({
       keyword: new FixedRetriever('keyword', keywordRanking, 'hang'),

@@ -403,14 +403,21 @@ export class HybridRetriever extends BaseRetriever {
     options: RetrieveChunksOptions,
   ): Promise<BranchOutcome> {
     const timeoutMs = this.branchTimeoutMs;
-    const controller = new AbortController();
-    const signals = [controller.signal, ...(options.signal ? [options.signal] : [])];
-    const signal = signals.length === 1 ? controller.signal : AbortSignal.any(signals);
+    const { filter, signal: callerSignal } = options;
+    // A signal of the branch's own only where a timeout may abort it: an AbortSignal costs
+    // microseconds a query to make, and nothing would ever fire it.
+    const controller = timeoutMs === undefined ? undefined : new AbortController();
+    const signal =
+      controller === undefined
+        ? callerSignal
+        : callerSignal === undefined
+          ? controller.signal
+          : AbortSignal.any([controller.signal, callerSignal]);
     let timer: ReturnType<typeof setTimeout> | undefined;
     try {
-      const answer = branch.retriever.retrieve(query, { k, filter: options.filter, signal });
+      const answer = branch.retriever.retrieve(query, { k, filter, signal });
       const result =
-        timeoutMs === undefined
+        controller === undefined
           ? await answer
           : await Promise.race([
               answer,
