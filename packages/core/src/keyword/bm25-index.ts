@@ -328,6 +328,8 @@ export class BM25Index {
         for (const range of forward.ranges)
           arrayBytes += (range?.start.byteLength ?? 0) + (range?.terms.byteLength ?? 0);
       }
+      // And dense term frequencies only of the frequent terms queries have looked up so far.
+      for (const tfs of segment.dense?.values() ?? []) arrayBytes += tfs.byteLength;
     }
     return {
       documents: this.liveCount,

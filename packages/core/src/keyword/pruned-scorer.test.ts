@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Analyzer } from '../text/index.js';
 import { seededRandom as random } from '../vector/__tests__/clustered-data.js';
 import { BM25Index } from './bm25-index.js';
-import { BLOCK_SIZE, blockFactors, buildBlocks } from './segment.js';
+import { BLOCK_SIZE, blockFactors, buildBlocks, DENSE_TF_ESCAPE, denseTfs, type Segment } from './segment.js';
 
 const whitespace: Analyzer = { name: 'test-whitespace', analyze: (text) => text.split(' ') };
 
@@ -174,6 +174,53 @@ describe('pruned BM25 scoring over many windows', () => {
     // behind changes what the next one looks at.
     for (const query of ['hand foot', 'foot arm', 'leg']) index.search(query, 10);
     expect(index.searchWithCount('arm leg hand foot', 100).matched).toBe(matched);
+  });
+
+  it('looks frequent terms up in their dense frequencies, and in the postings from DENSE_TF_ESCAPE on', () => {
+    // 'often' in half the documents (dense frequencies), 255 to 299 times in every 40th; 'rare' in
+    // those and one in twenty others. Deep in the ranking of 'rare often' (k = 1000), documents
+    // found as candidates of 'rare' are looked 'often' up for, past the escape in its postings.
+    const next = random(31);
+    const documents = Array.from({ length: 20_000 }, (_, i) => {
+      const text = Array.from({ length: 20 + Math.floor(next() * 60) }, () => `f${Math.floor(next() * 500)}`);
+      const often =
+        i % 40 === 0 ? 255 + Math.floor(next() * 45) : next() < 0.5 ? 1 + Math.floor(next() * 3) : 0;
+      for (let c = 0; c < often; c++) text.push('often');
+      if (next() < 0.3) text.push('some', 'some');
+      if (i % 40 === 0 || next() < 0.05) text.push('rare');
+      return { id: `doc-${i}`, text: text.join(' ') };
+    });
+    const index = indexInBatches(documents, 8_000);
+    const before = index.stats().arrayBytes;
+    for (const k of [1, 10, 100, 1000]) {
+      for (const query of ['rare often', 'some often', 'rare some often']) {
+        expect(index.search(query, k)).toEqual(index.search(query, k, { exhaustive: true }));
+      }
+    }
+    // Built on first use, one byte per document of each segment, and counted.
+    const segments = (index as unknown as { segments: Segment[] }).segments;
+    const built = segments.reduce(
+      (bytes, segment) =>
+        bytes + [...(segment.dense?.values() ?? [])].reduce((sum, tfs) => sum + tfs.byteLength, 0),
+      0,
+    );
+    expect(built).toBeGreaterThanOrEqual(documents.length);
+    expect(index.stats().arrayBytes).toBe(before + built);
+    // Exact below the escape, the escape from there on, 0 where the term is not.
+    const segment = segments[0] as Segment;
+    const position = segment.dense?.keys().next().value as number;
+    const tfs = denseTfs(segment, position);
+    const { termStart, postDocs, postTfs } = segment;
+    let escaped = 0;
+    for (let p = termStart[position] as number; p < (termStart[position + 1] as number); p++) {
+      const tf = postTfs[p] as number;
+      expect(tfs[(postDocs[p] as number) - segment.docStart]).toBe(Math.min(tf, DENSE_TF_ESCAPE));
+      if (tf >= DENSE_TF_ESCAPE) escaped++;
+    }
+    expect(escaped).toBeGreaterThan(0);
+    expect(tfs.filter((tf) => tf > 0).length).toBe(
+      (termStart[position + 1] as number) - (termStart[position] as number),
+    );
   });
 
   it('bounds every posting of a block at any average length, and tighter than maxTf and min length/tf apart', () => {

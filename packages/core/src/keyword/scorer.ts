@@ -1,4 +1,12 @@
-import { blockFactors, findTerm, BLOCK_SHIFT as SEGMENT_BLOCK_SHIFT, type Segment } from './segment.js';
+import {
+  blockFactors,
+  DENSE_TF_ESCAPE,
+  denseTfs,
+  findTerm,
+  isDenseTerm,
+  BLOCK_SHIFT as SEGMENT_BLOCK_SHIFT,
+  type Segment,
+} from './segment.js';
 import { TopKHeap } from './top-k-heap.js';
 
 /** What a scorer reads from the index: postings, per-document norms and liveness. */
@@ -120,6 +128,12 @@ export class ScoringScratch {
   segmentTermEnd = new Int32Array(0);
   segmentTermFirstBlock = new Int32Array(0);
   segmentTermLastBlock = new Int32Array(0);
+  segmentTermPosition = new Int32Array(0);
+  /**
+   * Per segment and term: its dense term frequencies (see `denseTfs`) once a window needed them in
+   * this query, null when it has none, undefined until then.
+   */
+  segmentTermDense: Array<Uint8Array | null | undefined> = [];
   /**
    * Per segment, its blocks' bound factors for the current norms (looked up once per query: the
    * norms passed to `blockFactors` would be boxed on every call).
@@ -136,6 +150,8 @@ export class ScoringScratch {
   essential = new Uint8Array(16);
   /** Term positions of the window's live terms, by ascending bound. */
   order = new Int32Array(16);
+  /** Per non-essential term of the current window: its dense term frequencies, if it has them (see `denseTfs`). */
+  readonly denseTfs: Array<Uint8Array | undefined> = [];
   /** Where `streamNorms` leaves the sum of what it read, so that its reads are not optimised away. */
   readonly sink = new Float64Array(1);
   /** Floats handed to `accumulate` (indexed by THRESHOLD, WINDOW_BOUND, ...): arguments would be boxed. */
@@ -175,6 +191,7 @@ export class ScoringScratch {
       this.segmentTermEnd = new Int32Array(capacity);
       this.segmentTermFirstBlock = new Int32Array(capacity);
       this.segmentTermLastBlock = new Int32Array(capacity);
+      this.segmentTermPosition = new Int32Array(capacity);
     }
   }
 
@@ -261,6 +278,7 @@ function scorePruned(
     siftDown(queue, windowTotal, 0, queueSize);
     matched += scoreWindow(view, scratch, window, accept);
   }
+  scratch.denseTfs.length = 0;
   return matched;
 }
 
@@ -340,8 +358,9 @@ function boundWindows(view: ScoringView, scratch: ScoringScratch, windowCount: n
   const termCount = query.count;
   windowTermBound.fill(0, 0, windowCount * termCount);
   windowTermPosting.fill(-1, 0, windowCount * termCount);
-  // Dropped segments' factors are not kept alive by the scratch.
+  // Dropped segments' factors and dense frequencies are not kept alive by the scratch.
   scratch.segmentFactors.length = segments.length;
+  scratch.segmentTermDense.length = segments.length * query.count;
   let windowBase = 0;
   for (let s = 0; s < segments.length; s++) {
     const segment = segments[s] as Segment;
@@ -357,6 +376,7 @@ function boundWindows(view: ScoringView, scratch: ScoringScratch, windowCount: n
     for (let t = 0; t < termCount; t++) {
       const at = s * termCount + t;
       const position = findTerm(segment, query.terms[t] as number);
+      scratch.segmentTermDense[at] = undefined;
       if (position < 0) {
         segmentTermStart[at] = -1;
         continue;
@@ -368,6 +388,7 @@ function boundWindows(view: ScoringView, scratch: ScoringScratch, windowCount: n
       segmentTermEnd[at] = termStart[position + 1] as number;
       segmentTermFirstBlock[at] = first;
       segmentTermLastBlock[at] = last;
+      scratch.segmentTermPosition[at] = position;
       const weight = (query.weights[t] as number) * BOUND_SLACK;
       const end = termStart[position + 1] as number;
       if (end - start <= segmentWindows * SPARSE_POSTINGS_PER_WINDOW) {
@@ -518,7 +539,8 @@ function scoreWindow(
     const at = s * termCount + t;
     const postings =
       ((scratch.segmentTermEnd[at] as number) - (scratch.segmentTermStart[at] as number)) * windowShare;
-    const limit = postings / LOOKUP_COST;
+    const denseTerm = isDenseTerm(segment, scratch.segmentTermPosition[at] as number);
+    const limit = postings / (denseTerm ? DENSE_LOOKUP_COST : LOOKUP_COST);
     const least = threshold / BOUND_SLACK - nonEssentialBound;
     let candidates = 0;
     for (let word = 0; word < WINDOW_SIZE >>> 5 && candidates <= limit; word++) {
@@ -537,6 +559,21 @@ function scoreWindow(
       nonEssentialBound += windowTermBound[window * termCount + (order[a] as number)] as number;
     }
   }
+
+  // The non-essential terms' dense frequencies, for the look-ups below (see `denseTfs`).
+  for (let a = 0; a < nonEssential; a++) {
+    const t = order[a] as number;
+    const at = s * termCount + t;
+    let tfs = scratch.segmentTermDense[at];
+    if (tfs === undefined) {
+      const position = scratch.segmentTermPosition[at] as number;
+      tfs = isDenseTerm(segment, position) ? denseTfs(segment, position) : null;
+      scratch.segmentTermDense[at] = tfs;
+    }
+    scratch.denseTfs[t] = tfs ?? undefined;
+  }
+  const { denseTfs: termTfs } = scratch;
+  const { docStart } = segment;
 
   // Documents in order, so that every term's cursor only moves forward. Floats stay in locals
   // here: passed to a call that is not inlined, each would be boxed on the heap.
@@ -562,12 +599,15 @@ function scoreWindow(
         if ((partial + rest) * BOUND_SLACK < threshold) break;
         const t = order[a] as number;
         rest -= windowTermBound[window * termCount + t] as number;
-        const p = seek(postDocs, blockLastDoc, scratch, t, doc);
-        let value = 0;
-        if (p >= 0) {
-          const tf = postTfs[p] as number;
-          value = ((weights[t] as number) * tf) / (tf + (norms[doc] as number));
+        // One byte read where the term has dense frequencies; its postings searched otherwise, and
+        // for a frequency at the escape or above.
+        const tfs = termTfs[t];
+        let tf = tfs === undefined ? DENSE_TF_ESCAPE : (tfs[doc - docStart] as number);
+        if (tf === DENSE_TF_ESCAPE) {
+          const p = seek(postDocs, blockLastDoc, scratch, t, doc);
+          tf = p >= 0 ? (postTfs[p] as number) : 0;
         }
+        const value = tf === 0 ? 0 : ((weights[t] as number) * tf) / (tf + (norms[doc] as number));
         contribution[t] = value;
         partial += value;
       }
@@ -644,6 +684,8 @@ const SELECTIVE_SHARE = 0.75;
 
 /** What one look-up of a term costs, in postings read in order. */
 const LOOKUP_COST = 4;
+/** The same, for a term with dense term frequencies (one byte read, see `denseTfs`). */
+const DENSE_LOOKUP_COST = 1;
 
 /**
  * Adds term `t`'s postings in the window to the accumulator, and marks it essential. Skips the
