@@ -25,8 +25,8 @@ import {
   type VectorIndexSetting,
 } from './ivf-index.js';
 import {
+  int8KernelFor,
   type KernelPreference,
-  relaxedSimdSupported,
   resolveKernelKind,
   sharedKernelsSupported,
 } from './kernels/kernels.js';
@@ -297,8 +297,7 @@ class InMemoryDriver implements VectorDriver<FilterInput> {
   /** What the int8 scans use: the full scans of quantised rows, and an IVF index's list scans. */
   get int8Kernel(): InMemoryVectorStoreStats['int8Kernel'] {
     if (this.quantization === 'none' && this.indexSetting.type === 'exact') return undefined;
-    if (this.kernel === 'js') return 'js';
-    return relaxedSimdSupported() ? 'relaxed-simd' : 'simd';
+    return int8KernelFor(this.kernel);
   }
 
   // Every operation finishes without awaiting once it has started to change anything, so no

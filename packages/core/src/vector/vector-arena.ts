@@ -217,11 +217,7 @@ export class VectorArena {
       const codes = this.layout.codes + slot * this.codeStride;
       const codeScale = quantize(f32, row, dimension, this.i8, codes, this.codeStride);
       f32[scales + slot] = codeScale;
-      if (this.relaxed) {
-        let sum = 0;
-        for (let j = 0; j < dimension; j++) sum += this.i8[codes + j]!;
-        this.i32[this.layout.sums / 4 + slot] = sum;
-      }
+      if (this.relaxed) this.kernels.codeSums!(codes, 1, this.codeStride, this.layout.sums + slot * 4);
       if (!this.keepsFloat32) {
         // The vector is now its codes times the scale: L2 keys use the norm of those values.
         const stored = Math.fround(codeScale);

@@ -248,6 +248,12 @@ function relaxedProbePasses(module: object): boolean {
   return true;
 }
 
+/** What the full int8 scans of kernels of `kind` use here (see `ScanKernels.int8Kernel`). */
+export function int8KernelFor(kind: 'wasm' | 'js'): ScanKernels['int8Kernel'] {
+  if (kind === 'js') return 'js';
+  return relaxedSimdSupported() ? 'relaxed-simd' : 'simd';
+}
+
 /** Which kernels a preference resolves to here; 'wasm' where SIMD is missing is an error. */
 export function resolveKernelKind(preference: KernelPreference = 'auto'): 'wasm' | 'js' {
   if (preference === 'js') return 'js';
