@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { seededRandom } from './__tests__/clustered-data.js';
 import { type FirstAtLeast, selectTopK } from './top-k.js';
 
 /** The reference: a full stable sort by score (descending), index breaking ties, cut to k. */
@@ -83,6 +84,61 @@ describe('selectTopK', () => {
     expect(Array.from(result.scores)).toEqual([99, 99, 99, 99, 99]);
     expect(Array.from(result.indices)).toEqual([99, 199, 299, 399, 499]);
     expect(asked).toBeLessThan(500);
+  });
+
+  it('equals a full sort on large selections, where a sampled floor skips most entries', () => {
+    // Large enough (16,384 entries and more, k of 32 and more) for the floor; shapes that a
+    // strided sample could misjudge: ties, runs, sorted orders, the best entries in one block.
+    const shapes: Record<string, (index: number, count: number, random: () => number) => number> = {
+      random: (_, __, random) => random(),
+      ties: (_, __, random) => Math.floor(random() * 6),
+      ascending: (index) => index,
+      descending: (index, count) => count - index,
+      'best in one block': (index, count, random) =>
+        index >= count / 2 && index < count / 2 + 500 ? 2 + random() : random(),
+      'with NaN': (index, _, random) => (index % 3 === 0 ? Number.NaN : random()),
+    };
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...Object.keys(shapes)),
+        fc.integer({ min: 16_384, max: 70_000 }),
+        fc.integer({ min: 1, max: 400 }),
+        fc.integer(),
+        (shape, count, k, seed) => {
+          const random = seededRandom(seed);
+          const scores = Float32Array.from({ length: count }, (_, index) =>
+            shapes[shape]!(index, count, random),
+          );
+          const tieKey = (index: number) => `id-${(index * 7919) % 100_003}`;
+          const sorted = Array.from(scores, (score, index) => ({ score, index }))
+            .filter((entry) => !Number.isNaN(entry.score))
+            .sort((a, b) => b.score - a.score || (tieKey(a.index) < tieKey(b.index) ? -1 : 1));
+          expect(asEntries(selectTopK(scores, count, k, undefined, tieKey))).toEqual(sorted.slice(0, k));
+          expect(asEntries(selectTopK(scores, count, k))).toEqual(sortTopK(scores, k));
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
+  it('selects again without the floor when fewer than k entries reach it', () => {
+    // 50,000 entries and k = 100 sample every 24th entry and take the sample's 10th best as the
+    // floor. Ten high scores exactly at the first ten sampled positions make it a floor that only
+    // they reach.
+    const count = 50_000;
+    const random = seededRandom(7);
+    const scores = Float32Array.from({ length: count }, () => random());
+    for (let j = 0; j < 10; j++) scores[j * 24] = 1000 - j;
+    const thresholds: number[] = [];
+    const firstAtLeast: FirstAtLeast = (from, to, threshold) => {
+      thresholds.push(threshold);
+      let i = from;
+      while (i < to && !(scores[i]! >= threshold)) i++;
+      return i;
+    };
+    const result = selectTopK(scores, count, 100, undefined, undefined, firstAtLeast);
+    expect(thresholds).toContain(991);
+    expect(asEntries(result)).toEqual(sortTopK(scores, 100));
   });
 
   it('reads only the first `count` scores, skips NaN, and handles k beyond the count', () => {
