@@ -58,8 +58,9 @@ describe('scan kernels', () => {
         const expected = dot(f32.subarray(row * stride), f32.subarray(query / 4), dimension);
         expect(scores[row]).toBeCloseTo(expected, 4);
       }
-      // The list variant scores the rows it is given, in that order.
-      const order = [5, 0, 36, 5, 12];
+      // The list variant scores the rows it is given, in that order (three groups of 16 or fewer,
+      // each touched before it is scored).
+      const order = [5, 0, 36, 5, 12, ...Array.from({ length: 32 }, (_, index) => (index * 17 + 3) % rows)];
       new Int32Array(memory.buffer, list, order.length).set(order);
       kernels.dotF32List(query, 0, list, order.length, stride, out);
       const listed = new Float32Array(memory.buffer, out, order.length);
@@ -69,6 +70,11 @@ describe('scan kernels', () => {
           4,
         );
       });
+      // A shorter list reads its own rows and writes its own scores only.
+      const before = Array.from(listed);
+      new Int32Array(memory.buffer, list + 12, order.length - 3).fill(1);
+      kernels.dotF32List(query, 0, list, 3, stride, out);
+      expect(Array.from(listed.subarray(3))).toEqual(before.slice(3));
     });
 
     it.each(dimensions)(
@@ -110,7 +116,8 @@ describe('scan kernels', () => {
           const expected = Math.fround(dot(codes.subarray(row * stride), q, dimension) * scale[row]!);
           expect(scores[row]).toBe(expected);
         }
-        const order = [3, 3, 0, 28];
+        // Two groups of rows (16, then 13) for the list kernels.
+        const order = [3, 3, 0, 28, ...Array.from({ length: 25 }, (_, index) => (index * 11 + 1) % rows)];
         new Int32Array(memory.buffer, list, order.length).set(order);
         kernels.dotI8List(query, 0, list, order.length, stride, scales, out);
         const listed = new Float32Array(memory.buffer, out, order.length);
@@ -130,6 +137,11 @@ describe('scan kernels', () => {
           const magnitude = terms.reduce((sum, c, j) => sum + Math.abs(c * f[j]!), 0) * scale[row]!;
           expect(Math.abs(listed[index]! - expected)).toBeLessThanOrEqual(1e-6 * magnitude + 1e-6);
         });
+        // A shorter list reads its own rows and writes its own scores only.
+        const before = Array.from(listed);
+        new Int32Array(memory.buffer, list + 12, order.length - 3).fill(1);
+        kernels.dotF32I8List(floatQuery, 0, list, 3, floats, stride, scales, out);
+        expect(Array.from(listed.subarray(3))).toEqual(before.slice(3));
       },
     );
 

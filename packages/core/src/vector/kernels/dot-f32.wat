@@ -91,24 +91,56 @@
         (local.set $out (i32.add (local.get $out) (i32.const 4)))
         (local.set $base (i32.add (local.get $base) (local.get $strideBytes)))
         (br $rows))))
+  ;; Loads one word per 64-byte line of the first `rowBytes` bytes of rows list[0 .. count), the
+  ;; rows `strideBytes` apart from `base`, and returns their xor: a software prefetch for the
+  ;; re-scoring kernels. Their rows are scattered, and one row's dot product waits on its lines a
+  ;; few misses at a time; a group's loads, independent of each other, have all its misses in
+  ;; flight at once (100 scattered rows of 1,536 bytes: 66 against 25 us). The caller stores the
+  ;; result where it writes a score next, so the loads are kept. (The same function is in dot-i8.wat.)
+  (func $touch (param $base i32) (param $list i32) (param $count i32) (param $strideBytes i32)
+    (param $rowBytes i32) (result i32)
+    (local $end i32) (local $p i32) (local $rowEnd i32) (local $acc i32)
+    (local.set $end (i32.add (local.get $list) (i32.shl (local.get $count) (i32.const 2))))
+    (block $done
+      (loop $rows
+        (br_if $done (i32.ge_u (local.get $list) (local.get $end)))
+        (local.set $p (i32.add (local.get $base) (i32.mul (i32.load (local.get $list)) (local.get $strideBytes))))
+        (local.set $rowEnd (i32.add (local.get $p) (local.get $rowBytes)))
+        (loop $lines
+          (local.set $acc (i32.xor (local.get $acc) (i32.load (local.get $p))))
+          (local.set $p (i32.add (local.get $p) (i32.const 64)))
+          (br_if $lines (i32.lt_u (local.get $p) (local.get $rowEnd))))
+        (local.set $list (i32.add (local.get $list) (i32.const 4)))
+        (br $rows)))
+    (local.get $acc))
+
   ;; out[j] = query . row[list[j]] for the `count` row numbers (i32) at `list`: for candidate
-  ;; re-scoring and for filters that select few rows.
+  ;; re-scoring and for filters that select few rows. Rows go in groups of 16 (24 KB at 384
+  ;; dimensions, in cache), each touched first (see $touch).
   (func (export "dot_f32_list")
     (param $q i32) (param $base i32) (param $list i32) (param $count i32) (param $stride i32) (param $out i32)
-    (local $strideBytes i32) (local $end i32)
+    (local $strideBytes i32) (local $end i32) (local $groupEnd i32)
     (local.set $strideBytes (i32.shl (local.get $stride) (i32.const 2)))
     (local.set $end (i32.add (local.get $out) (i32.shl (local.get $count) (i32.const 2))))
     (block $done
-      (loop $rows
+      (loop $groups
         (br_if $done (i32.ge_u (local.get $out) (local.get $end)))
-        (f32.store (local.get $out)
-          (call $dot
-            (local.get $q)
-            (i32.add (local.get $base) (i32.mul (i32.load (local.get $list)) (local.get $strideBytes)))
-            (local.get $strideBytes)))
-        (local.set $out (i32.add (local.get $out) (i32.const 4)))
-        (local.set $list (i32.add (local.get $list) (i32.const 4)))
-        (br $rows))))
+        (local.set $groupEnd (select (local.get $end) (i32.add (local.get $out) (i32.const 64))
+          (i32.lt_u (i32.sub (local.get $end) (local.get $out)) (i32.const 64))))
+        (i32.store (local.get $out)
+          (call $touch (local.get $base) (local.get $list)
+            (i32.shr_u (i32.sub (local.get $groupEnd) (local.get $out)) (i32.const 2))
+            (local.get $strideBytes) (local.get $strideBytes)))
+        (loop $rows
+          (f32.store (local.get $out)
+            (call $dot
+              (local.get $q)
+              (i32.add (local.get $base) (i32.mul (i32.load (local.get $list)) (local.get $strideBytes)))
+              (local.get $strideBytes)))
+          (local.set $out (i32.add (local.get $out) (i32.const 4)))
+          (local.set $list (i32.add (local.get $list) (i32.const 4)))
+          (br_if $rows (i32.lt_u (local.get $out) (local.get $groupEnd))))
+        (br $groups))))
 
   ;; The first position from `from` (below `count`) whose score at `scores` (float32) is at least
   ;; `threshold`, or `count`: the loop in which top-k selection skips the scores below its heap's
