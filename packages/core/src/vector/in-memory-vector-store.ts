@@ -536,7 +536,14 @@ class InMemoryDriver implements VectorDriver<FilterInput> {
   }
 
   get threadsState(): ScanThreadsState {
-    return this.arena?.threads ?? { threads: this.threads?.threads ?? 1, workerParts: 0, takenBack: 0 };
+    return (
+      this.arena?.threads ?? {
+        threads: this.threads?.threads ?? 1,
+        workerParts: 0,
+        takenBack: 0,
+        stolenChunks: 0,
+      }
+    );
   }
 
   /** Stops the scan workers; the store goes on working, scanning on the caller's thread. */

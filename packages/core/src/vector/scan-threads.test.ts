@@ -20,7 +20,7 @@ import { createScanKernels, LinearMemory, type ScanKernels } from './kernels/ker
 import { MIN_ROWS_PER_THREAD, type ScanThreadHost } from './kernels/scan-threads.js';
 import { nodeScanThreads } from './kernels/scan-threads-node.js';
 import { loadInMemoryVectorStore, saveInMemoryVectorStore } from './store-files.js';
-import { kernelsLate, wakingLate } from './test-utils/slowed-scan-hosts.js';
+import { kernelsFailing, kernelsLate, wakingLate } from './test-utils/slowed-scan-hosts.js';
 import type { DistanceMetric } from './vector-database.js';
 
 // Enough rows that a full scan is split over two threads.
@@ -228,9 +228,9 @@ describe('scans split over worker threads', () => {
     const { single, threaded } = await filledPair(nodeScanThreads(2));
     await warm(threaded, queries[0]!);
     await threaded.close();
-    const { workerParts, takenBack } = threaded.stats().threads;
+    const { workerParts, takenBack, stolenChunks } = threaded.stats().threads;
     expect(await hits(threaded, queries)).toEqual(await hits(single, queries));
-    expect(threaded.stats().threads).toEqual({ threads: 1, workerParts, takenBack });
+    expect(threaded.stats().threads).toEqual({ threads: 1, workerParts, takenBack, stolenChunks });
   });
 
   it('gives up a worker that fails, says why, and scans on alone', async () => {
@@ -246,6 +246,7 @@ describe('scans split over worker threads', () => {
       threads: 1,
       workerParts: 0,
       takenBack: 0,
+      stolenChunks: 0,
       failure: 'no kernels here',
     });
     expect(await hits(threaded, queries)).toEqual(await hits(single, queries));
@@ -271,7 +272,7 @@ describe('scans split over worker threads', () => {
         return JSON.parse(stdout);
       };
       expect(await script()).toMatchObject({ found: 100, splitParts: 20 });
-      // A worker asleep: each search waits briefly for it to start, then takes its part back.
+      // A worker asleep: each search scans the worker's part itself, then takes it back.
       expect(await script('asleep')).toEqual({ found: 100, splitParts: 20, takenBack: 20 });
     } finally {
       await rm(work, { recursive: true, force: true });
@@ -291,6 +292,7 @@ describe('scans split over worker threads', () => {
       threads: 1,
       workerParts: 0,
       takenBack: 0,
+      stolenChunks: 0,
       failure: 'workers are not allowed here',
     });
   });
@@ -308,7 +310,7 @@ describe('scans split over worker threads', () => {
     const { single, threaded: alone } = await filledPair(counting);
     expect(await hits(alone, queries)).toEqual(await hits(single, queries));
     expect(started).toBe(0);
-    expect(alone.stats().threads).toEqual({ threads: 1, workerParts: 0, takenBack: 0 });
+    expect(alone.stats().threads).toEqual({ threads: 1, workerParts: 0, takenBack: 0, stolenChunks: 0 });
   });
 
   it('refuses hosts it cannot use, saying why', () => {
@@ -326,8 +328,9 @@ describe('scans split over worker threads', () => {
 
 describe('the split between the caller and the workers', () => {
   const rows = 4 * MIN_ROWS_PER_THREAD;
-  const stride = 8;
-  const strideBytes = 16;
+  // Rows of 256 bytes (float32) and 64 bytes (int8): a worker's part is several chunks.
+  const stride = 64;
+  const strideBytes = 64;
   // Regions of one shared memory: float32 rows, int8 rows, scales and code sums, the two queries
   // (the int8 one as ScanKernels.dotI8All reads it), two outputs.
   const layout = (() => {
@@ -346,6 +349,7 @@ describe('the split between the caller and the workers', () => {
       queryCodes: take(strideBytes * 3),
       out: take(rows * 4),
       expected: take(rows * 4),
+      failures: take(4),
       end: offset,
     };
   })();
@@ -445,7 +449,24 @@ describe('the split between the caller and the workers', () => {
     expect(shares.i8).toBeGreaterThan(0.6);
     // Never more than the bound: each worker keeps at least half an even part.
     expect(Math.max(shares.f32, shares.i8)).toBeLessThanOrEqual(0.75);
+    // Done with its own part, the caller scanned the chunks the worker had not claimed yet.
+    expect(kernels.threads!.state.stolenChunks).toBeGreaterThan(0);
     expect(kernels.threads!.state.failure).toBeUndefined();
+  });
+
+  it('scans a part again whole when its worker fails partway through it, scores unchanged', async () => {
+    // The worker's kernels throw from their second call on, counting their throws in the memory:
+    // it scans one chunk of a part at most.
+    const failing = kernelsFailing(nodeScanThreads(2), 1, layout.failures);
+    const { kernels, memory } = splitKernels(failing);
+    const failures = new Int32Array(memory.buffer, layout.failures, 1);
+    // Every scan checks each score against one thread's: none is left from a failed chunk.
+    await until(async () => {
+      await scanBoth(kernels, memory, () => {});
+      return Atomics.load(failures, 0) > 0;
+    }, 'a worker kernel to fail');
+    for (let scan = 0; scan < 3; scan++) await scanBoth(kernels, memory, () => {});
+    expect(kernels.threads!.state).toMatchObject({ threads: 2 });
   });
 
   it('takes back a part whose worker has not started it when the caller is done, scores unchanged', async () => {
@@ -460,12 +481,15 @@ describe('the split between the caller and the workers', () => {
       return threads.state.takenBack > 0;
     }, 'a part taken back');
     const before = threads.state;
-    // Five scans of each kernel take milliseconds: the worker, asleep, starts none of them.
+    // Five scans of each kernel take milliseconds: the worker, asleep, starts none of them, and
+    // the caller scans all their chunks.
     for (let scan = 0; scan < 5; scan++) await scanBoth(kernels, memory, () => {});
+    expect(threads.state.stolenChunks).toBeGreaterThanOrEqual(before.stolenChunks + 10);
     expect(threads.state).toEqual({
       threads: 2,
       workerParts: before.workerParts,
       takenBack: before.takenBack + 10,
+      stolenChunks: threads.state.stolenChunks,
     });
   });
 

@@ -126,7 +126,7 @@ export class VectorArena {
 
   /** Threads the full scans are split over (1 without a host), and why the workers were given up, if they were. */
   get threads(): ScanThreadsState {
-    return this.kernels.threads?.state ?? { threads: 1, workerParts: 0, takenBack: 0 };
+    return this.kernels.threads?.state ?? { threads: 1, workerParts: 0, takenBack: 0, stolenChunks: 0 };
   }
 
   /** Stops the scan workers, if any; scans go on on the caller's thread. */

@@ -39,14 +39,18 @@ export interface ScanWorkerHandle {
 export interface ScanThreadsState {
   /** Threads scans are split over now: the host's count, or 1 once the workers failed. */
   threads: number;
-  /** Parts of scans the workers have done so far (the caller's thread does the rest). */
+  /** Parts of scans the workers have taken part in so far (the caller's thread does the rest). */
   workerParts: number;
   /**
-   * Parts handed to a worker that had not started them when the caller came to wait, and a
-   * moment later (`CLAIM_GRACE_MS`), so the caller scanned them itself: a worker thread the
-   * machine was slow to schedule.
+   * Parts handed to a worker that had not started them by the time the caller had scanned all
+   * their chunks itself: a worker thread the machine was slow to schedule.
    */
   takenBack: number;
+  /**
+   * Chunks of the workers' parts that the caller scanned itself, done with its own part before
+   * they were with theirs (a worker woken late, or slowed by the machine).
+   */
+  stolenChunks: number;
   /** Why the workers were given up on; the scans are then done on the caller's thread alone. */
   failure?: string;
 }
@@ -70,20 +74,30 @@ const KERNEL = 4;
 const ARGUMENTS = 5;
 /**
  * Who has the job: its number once handed over; the worker swaps that for minus the number when
- * it starts the job, the caller for 0 when it takes the job back (see `started`).
+ * it starts the job, the caller for 0 when it takes the job back (see `takeBack`).
  */
 const CLAIM = 12;
+/**
+ * The next chunk of the part to scan (see `CHUNK_BYTES`): the worker and the caller, once done
+ * with its own part, each claim chunks by adding one.
+ */
+const NEXT = 13;
+/** Rows per chunk of the part, and bytes per row. */
+const CHUNK_ROWS = 14;
+const ROW_BYTES = 15;
+/** Set as NEXT when the caller gives a scan up: no chunk is claimed after it. */
+const NO_MORE_CHUNKS = 0x3fffffff;
 const CLOSED = -1;
 const KERNEL_F32 = 0;
 const KERNEL_I8 = 1;
 
 /**
- * How long the caller, done with its own part, waits for a worker to start its part before it
- * takes the part back. A worker wakes within a fraction of a millisecond; one that has not started
- * by then (a virtual machine that has not scheduled its thread) would hold the scan up for a
- * whole part after it does, several milliseconds in all.
+ * The size of the chunks a worker's part is claimed in (about 20 µs of one thread's scan): the
+ * caller, done with its own part, scans the chunks the worker has not claimed yet, so a worker
+ * woken late (a fraction of a millisecond on a virtual machine, more when its thread is not
+ * scheduled) delays a scan by one chunk at most, not by what it has left of its part.
  */
-const CLAIM_GRACE_MS = 0.5;
+const CHUNK_BYTES = 256 * 1024;
 
 /** How far one scan moves the caller's share of the next (a fraction of the rows). */
 const SHARE_STEP = 1 / 512;
@@ -113,11 +127,15 @@ for (;;) {
   if (seen === ${CLOSED}) break;
   // Unless the caller took the job back (this worker woke too late).
   if (Atomics.compareExchange(words, ${CLAIM}, seen, -seen) === seen) {
-    Atomics.notify(words, ${CLAIM});
     let status = 0;
     try {
-      if (words[${KERNEL}] === ${KERNEL_F32}) f32(words[a], words[a + 1], words[a + 2], words[a + 3], words[a + 4]);
-      else i8(words[a], words[a + 1], words[a + 2], words[a + 3], words[a + 4], words[a + 5], words[a + 6]);
+      // The part's chunks, as long as the caller has not claimed them.
+      const rows = words[a + 2], chunk = words[${CHUNK_ROWS}], rowBytes = words[${ROW_BYTES}];
+      for (let first = Atomics.add(words, ${NEXT}, 1) * chunk; first < rows; first = Atomics.add(words, ${NEXT}, 1) * chunk) {
+        const base = words[a + 1] + first * rowBytes, count = Math.min(chunk, rows - first), at = first * 4;
+        if (words[${KERNEL}] === ${KERNEL_F32}) f32(words[a], base, count, words[a + 3], words[a + 4] + at);
+        else i8(words[a], base, count, words[a + 3], words[a + 4] + at, words[a + 5] + at, words[a + 6] + at);
+      }
     } catch {
       status = 1;
     }
@@ -200,7 +218,7 @@ async function waitFor(words: Int32Array, index: number, value: number, timeout:
   // A pending waitAsync does not keep Node's event loop alive, and the workers are unreferenced:
   // without a timer, a process with nothing else to do would exit here. The timer outlives the
   // wait (it is cleared once the wait is over): one ending with it could let the process exit
-  // before the wait's own timeout is delivered, which a short wait (`CLAIM_GRACE_MS`) did.
+  // before the wait's own timeout is delivered, which a short wait did.
   const keepAlive = setTimeout(ignore, timeout + KEEP_ALIVE_MARGIN_MS);
   try {
     await wait.value;
@@ -212,15 +230,16 @@ async function waitFor(words: Int32Array, index: number, value: number, timeout:
 /**
  * Worker threads sharing one WebAssembly memory, each with its own instances of the kernels: a
  * full scan is cut into one part per thread; the workers take theirs, the caller's thread scans
- * the first part (its size adapts, see `balance`), then waits for the others asynchronously (`Atomics.waitAsync`; a blocking wait
- * where the runtime lacks it), so other work runs on the caller's thread meanwhile, and a
- * browser's main thread, which may not block, can split scans too. The caller keeps the memory
- * unchanged until the scan is finished, and starts no other scan meanwhile.
+ * the first part (its size adapts, see `balance`), then lets other work run on its thread (a
+ * keyword branch, say), then scans the chunks of the workers' parts they have not claimed yet
+ * (see `CHUNK_BYTES`), then waits for the chunks they have asynchronously (`Atomics.waitAsync`;
+ * a blocking wait where the runtime lacks it), so that a browser's main thread, which may not
+ * block, can split scans too. The caller keeps the memory unchanged until the scan is finished,
+ * and starts no other scan meanwhile.
  *
  * Results are those of one thread: every row's score is computed by the same kernel code. If a
- * worker fails, stops answering, is not ready yet or has not started its part by the time the
- * caller is done with its own (and `CLAIM_GRACE_MS` after), the caller scans that part itself; a
- * failure gives the workers up for good and says why in `state`.
+ * worker fails, stops answering or is not ready yet, the caller scans its part itself; a failure
+ * gives the workers up for good and says why in `state`.
  */
 export class ScanThreads {
   private readonly words: Int32Array;
@@ -251,6 +270,9 @@ export class ScanThreads {
   private failure: string | undefined;
   private workerParts = 0;
   private takenBack = 0;
+  private stolenChunks = 0;
+  /** Rows per chunk of the scan being split. */
+  private chunkRows = 0;
   private splitting = false;
   private closed = false;
 
@@ -274,9 +296,9 @@ export class ScanThreads {
   }
 
   get state(): ScanThreadsState {
-    const { workerParts, takenBack, failure } = this;
-    if (failure !== undefined) return { threads: 1, workerParts, takenBack, failure };
-    return { threads: this.closed ? 1 : this.workers.length + 1, workerParts, takenBack };
+    const { workerParts, takenBack, stolenChunks, failure } = this;
+    if (failure !== undefined) return { threads: 1, workerParts, takenBack, stolenChunks, failure };
+    return { threads: this.closed ? 1 : this.workers.length + 1, workerParts, takenBack, stolenChunks };
   }
 
   /**
@@ -368,6 +390,7 @@ export class ScanThreads {
     this.parts = parts;
     this.callerRows = Math.round(count * boundedShare(this.callerShare[kernel]!, parts));
     this.size = Math.ceil((count - this.callerRows) / (parts - 1));
+    this.chunkRows = Math.max(1, Math.floor(CHUNK_BYTES / rowBytes));
     this.splitting = true;
     const { words, handed, jobs } = this;
     for (let part = 1; part < parts; part++) {
@@ -389,6 +412,9 @@ export class ScanThreads {
         words[at + ARGUMENTS + 5] = out + first * 4;
         words[at + ARGUMENTS + 6] = this.sums + first * 4;
       }
+      words[at + NEXT] = 0;
+      words[at + CHUNK_ROWS] = this.chunkRows;
+      words[at + ROW_BYTES] = rowBytes;
       jobs[part - 1] = jobs[part - 1]! + 1;
       Atomics.store(words, at + CLAIM, jobs[part - 1]!);
       Atomics.store(words, at + REQUEST, jobs[part - 1]!);
@@ -410,6 +436,7 @@ export class ScanThreads {
   private abandon(): void {
     try {
       for (let part = 1; part < this.parts; part++) {
+        Atomics.store(this.words, (part - 1) * CONTROL_WORDS + NEXT, NO_MORE_CHUNKS);
         if (this.handed[part] === 1 && !this.takeBack(part)) this.answered(part);
       }
     } finally {
@@ -418,8 +445,9 @@ export class ScanThreads {
   }
 
   /**
-   * Waits for the workers' parts; a part no worker took or could do (it failed, or its kernel
-   * threw) is scanned here, where an error surfaces as itself.
+   * Finishes the workers' parts: scans here the chunks they have not claimed, then waits for the
+   * ones they have. A part no worker took or could do (it failed, or its kernel threw) is scanned
+   * here whole, where an error surfaces as itself.
    */
   private async finishAsync(): Promise<void> {
     try {
@@ -427,32 +455,38 @@ export class ScanThreads {
       await undefined;
       this.balance();
       for (let part = 1; part < this.parts; part++) {
-        if (this.handed[part] === 1 && !(await this.started(part))) {
-          this.takenBack++;
-          this.scanHere(part);
-          continue;
-        }
         let done = this.handed[part] === 1;
-        if (done) done = waitAsync === undefined ? this.answered(part) : await this.finished(part);
+        if (done) {
+          this.steal(part);
+          // A worker that has not started its part never will: every chunk was scanned here.
+          if (this.takeBack(part)) {
+            this.takenBack++;
+            continue;
+          }
+          done = waitAsync === undefined ? this.answered(part) : await this.finished(part);
+        }
         this.settle(part, done);
       }
+    } catch (error) {
+      // No worker may still be writing once the caller's scan has failed.
+      this.abandon();
+      throw error;
     } finally {
       this.end();
     }
   }
 
-  /**
-   * Whether the worker of `part` has started it, given `CLAIM_GRACE_MS` to (none where the
-   * runtime cannot wait asynchronously). If it has not, the part is taken back (false): the caller
-   * scans it, and the worker skips it when it wakes.
-   */
-  private async started(part: number): Promise<boolean> {
+  /** Scans here, claiming them one by one, the chunks of `part` its worker has not claimed. */
+  private steal(part: number): void {
     const at = (part - 1) * CONTROL_WORDS;
-    const job = this.jobs[part - 1]!;
-    if (waitAsync !== undefined && Atomics.load(this.words, at + CLAIM) === job) {
-      await waitFor(this.words, at + CLAIM, job, CLAIM_GRACE_MS);
+    const { words, chunkRows } = this;
+    const first = this.firstRow(part);
+    const rows = this.rowsOf(part);
+    for (let start = Atomics.add(words, at + NEXT, 1) * chunkRows; start < rows; ) {
+      this.scanRows(first + start, Math.min(chunkRows, rows - start));
+      this.stolenChunks++;
+      start = Atomics.add(words, at + NEXT, 1) * chunkRows;
     }
-    return !this.takeBack(part);
   }
 
   /** Takes back part `part` if its worker has not started it (true: the worker never will). */
@@ -461,7 +495,7 @@ export class ScanThreads {
     return Atomics.compareExchange(this.words, (part - 1) * CONTROL_WORDS + CLAIM, job, 0) === job;
   }
 
-  /** Scans part `part` here unless its worker did it. */
+  /** Scans part `part` here (whole) unless its worker and the caller did it in chunks. */
   private settle(part: number, done: boolean): void {
     if (done && this.words[(part - 1) * CONTROL_WORDS + STATUS] === 0) this.workerParts++;
     else this.scanHere(part);
@@ -499,8 +533,11 @@ export class ScanThreads {
   }
 
   private scanHere(part: number): void {
-    const first = this.firstRow(part);
-    const rows = this.rowsOf(part);
+    this.scanRows(this.firstRow(part), this.rowsOf(part));
+  }
+
+  /** Scans `rows` rows from row `first` here. */
+  private scanRows(first: number, rows: number): void {
     const base = this.base + first * this.rowBytes;
     const out = this.out + first * 4;
     if (this.kernel === KERNEL_F32) this.direct(this.query, base, rows, this.stride, out);

@@ -28,6 +28,33 @@ WebAssembly.Instance = function (module, imports) {
 }
 
 /**
+ * The workers' kernels throw from call `calls + 1` on, a worker that fails partway through its
+ * part; each throw adds one to the int32 at byte `counter` of the shared memory.
+ */
+export function kernelsFailing(host: ScanThreadHost, calls: number, counter: number): ScanThreadHost {
+  return prepended(
+    host,
+    `const Instance = WebAssembly.Instance;
+const failures = new Int32Array(data.memory.buffer, ${counter}, 1);
+let calls = 0;
+WebAssembly.Instance = function (module, imports) {
+  const exports = new Instance(module, imports).exports;
+  const failing = {};
+  for (const name of Object.keys(exports)) {
+    failing[name] = (...args) => {
+      if (++calls > ${calls}) {
+        Atomics.add(failures, 0, 1);
+        throw new Error('a scan kernel failed');
+      }
+      return exports[name](...args);
+    };
+  }
+  return { exports: failing };
+};`,
+  );
+}
+
+/**
  * The workers sleep `ms` each time they wake for a job, before they can start it: threads the
  * machine does not schedule. (Their control word 0 is the job's request.)
  */
