@@ -87,7 +87,7 @@ describe('selectTopK', () => {
   });
 
   it('equals a full sort on large selections, where a sampled floor skips most entries', () => {
-    // Large enough (16,384 entries and more, k of 32 and more) for the floor; shapes that a
+    // Large enough (8,192 entries and more, k of 32 and more) for the floor; shapes that a
     // strided sample could misjudge: ties, runs, sorted orders, the best entries in one block.
     const shapes: Record<string, (index: number, count: number, random: () => number) => number> = {
       random: (_, __, random) => random(),
@@ -122,13 +122,13 @@ describe('selectTopK', () => {
   });
 
   it('selects again without the floor when fewer than k entries reach it', () => {
-    // 50,000 entries and k = 100 sample every 24th entry and take the sample's 10th best as the
-    // floor. Ten high scores exactly at the first ten sampled positions make it a floor that only
-    // they reach.
+    // 50,000 entries and k = 100 sample every 48th entry and take the sample's 7th best as the
+    // floor. Seven high scores exactly at the first seven sampled positions make it a floor that
+    // only they reach.
     const count = 50_000;
     const random = seededRandom(7);
     const scores = Float32Array.from({ length: count }, () => random());
-    for (let j = 0; j < 10; j++) scores[j * 24] = 1000 - j;
+    for (let j = 0; j < 7; j++) scores[j * 48] = 1000 - j;
     const thresholds: number[] = [];
     const firstAtLeast: FirstAtLeast = (from, to, threshold) => {
       thresholds.push(threshold);
@@ -137,7 +137,7 @@ describe('selectTopK', () => {
       return i;
     };
     const result = selectTopK(scores, count, 100, undefined, undefined, firstAtLeast);
-    expect(thresholds).toContain(991);
+    expect(thresholds).toContain(994);
     expect(asEntries(result)).toEqual(sortTopK(scores, 100));
   });
 
