@@ -511,8 +511,10 @@ export class ScanThreads {
    * caller comes to wait: the workers start late (a wake-up takes a fraction of a millisecond on a
    * virtual machine) and the caller may have other work meanwhile, so even parts leave one side
    * idle. A worker still busy gives the caller more rows; all workers done give it fewer. The
-   * steps are uneven so that the workers are usually done already, a wait costing more than an
-   * idle worker.
+   * steps are uneven so that a worker is usually still busy (four times in five): the caller then
+   * scans the chunks it has left and waits for one at most, while a worker done first has been
+   * idle. (Before the parts were claimed in chunks, the caller waited for a busy worker's whole
+   * part, and the steps leaned the other way.)
    */
   private balance(): void {
     let busy = false;
@@ -520,7 +522,7 @@ export class ScanThreads {
       const at = (part - 1) * CONTROL_WORDS;
       if (this.handed[part] === 1 && Atomics.load(this.words, at + DONE) !== this.jobs[part - 1]) busy = true;
     }
-    const share = this.callerShare[this.kernel]! + (busy ? 2 * SHARE_STEP : -SHARE_STEP);
+    const share = this.callerShare[this.kernel]! + (busy ? SHARE_STEP : -4 * SHARE_STEP);
     this.callerShare[this.kernel] = boundedShare(share, this.parts);
   }
 
