@@ -456,8 +456,8 @@ describe('the split between the caller and the workers', () => {
   });
 
   it('scans a part again whole when its worker fails partway through it, scores unchanged', async () => {
-    // The worker's kernels throw from their second call on, counting their throws in the memory:
-    // it scans one chunk of a part at most.
+    // The worker's first kernel call scans a chunk; every later one throws, counting its throws in
+    // the memory: from its second part on, it fails on its first chunk.
     const failing = kernelsFailing(nodeScanThreads(2), 1, layout.failures);
     const { kernels, memory } = splitKernels(failing);
     const failures = new Int32Array(memory.buffer, layout.failures, 1);
