@@ -30,7 +30,12 @@ import {
   resolveKernelKind,
   sharedKernelsSupported,
 } from './kernels/kernels.js';
-import { checkScanThreadHost, type ScanThreadHost, type ScanThreadsState } from './kernels/scan-threads.js';
+import {
+  checkScanThreadHost,
+  type ScanThreadHost,
+  type ScanThreadsState,
+  unsplitScanThreadsState,
+} from './kernels/scan-threads.js';
 import { selectTopK } from './top-k.js';
 import { VectorArena } from './vector-arena.js';
 import type { Deletable, Listable, VectorSearchOptions, VectorSearchResult } from './vector-database.js';
@@ -536,14 +541,7 @@ class InMemoryDriver implements VectorDriver<FilterInput> {
   }
 
   get threadsState(): ScanThreadsState {
-    return (
-      this.arena?.threads ?? {
-        threads: this.threads?.threads ?? 1,
-        workerParts: 0,
-        takenBack: 0,
-        stolenChunks: 0,
-      }
-    );
+    return this.arena?.threads ?? unsplitScanThreadsState(this.threads?.threads);
   }
 
   /** Stops the scan workers; the store goes on working, scanning on the caller's thread. */

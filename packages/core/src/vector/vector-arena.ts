@@ -1,7 +1,12 @@
 import { ZerdaError } from '../errors/index.js';
 import { ARENA_IMAGE_HEADER_BYTES } from './arena-image.js';
 import { createScanKernels, LinearMemory, type ScanKernels } from './kernels/kernels.js';
-import type { ScanThreadHost, ScanThreads, ScanThreadsState } from './kernels/scan-threads.js';
+import {
+  type ScanThreadHost,
+  type ScanThreads,
+  type ScanThreadsState,
+  unsplitScanThreadsState,
+} from './kernels/scan-threads.js';
 import type { FirstAtLeast } from './top-k.js';
 
 /** Byte offsets of the regions of the arena's memory, for a given capacity (in rows). */
@@ -126,7 +131,7 @@ export class VectorArena {
 
   /** Threads the full scans are split over (1 without a host), and why the workers were given up, if they were. */
   get threads(): ScanThreadsState {
-    return this.kernels.threads?.state ?? { threads: 1, workerParts: 0, takenBack: 0, stolenChunks: 0 };
+    return this.kernels.threads?.state ?? unsplitScanThreadsState();
   }
 
   /** Stops the scan workers, if any; scans go on on the caller's thread. */

@@ -55,6 +55,11 @@ export interface ScanThreadsState {
   failure?: string;
 }
 
+/** The state before any scan was split: `threads` (1 without a host), no part done by a worker yet. */
+export function unsplitScanThreadsState(threads = 1): ScanThreadsState {
+  return { threads, workerParts: 0, takenBack: 0, stolenChunks: 0 };
+}
+
 // Control words of one worker, one 64-byte line each so workers do not share a cache line.
 const CONTROL_WORDS = 16;
 const CONTROL_BYTES = CONTROL_WORDS * 4;
