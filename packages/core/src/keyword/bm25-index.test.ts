@@ -332,6 +332,45 @@ describe('BM25Index', () => {
       expect(loaded.search('brandnew', 5)[0]?.id).toBe('new');
     });
 
+    it("keeps each term's largest tf and shortest length exact over batches (the bounds MaxScore prunes with)", () => {
+      const documents = zipfCorpus(29, 900, 300);
+      const index = new BM25Index({ analyzer: whitespace });
+      // Batches of several sizes, each its own segment until merged, and a replacement.
+      for (const [from, to] of [
+        [0, 1],
+        [1, 40],
+        [40, 500],
+        [500, 900],
+      ] as const) {
+        index.add(documents.slice(from, to));
+      }
+      const replacement = { id: 'doc-3', text: 'w1 w1 w1 w1 w1 w1 w1 w1 w1 w1 w1 w1 w250' };
+      index.add([replacement]);
+      const expected = new Map<string, { maxTf: number; minLength: number }>();
+      for (const document of [...documents, replacement]) {
+        const terms = whitespace.analyze(document.text) as string[];
+        const tfs = new Map<string, number>();
+        for (const term of terms) tfs.set(term, (tfs.get(term) ?? 0) + 1);
+        for (const [term, tf] of tfs) {
+          const seen = expected.get(term) ?? { maxTf: 0, minLength: Number.POSITIVE_INFINITY };
+          expected.set(term, {
+            maxTf: Math.max(seen.maxTf, tf),
+            minLength: Math.min(seen.minLength, terms.length),
+          });
+        }
+      }
+      const snapshot = decodeSnapshot(index.serialize());
+      expect(snapshot.vocabulary.length).toBe(expected.size);
+      snapshot.vocabulary.forEach((term, id) => {
+        const want = expected.get(term);
+        expect({ term, maxTf: snapshot.maxTf[id], minLength: snapshot.minLength[id] }).toEqual({
+          term,
+          ...want,
+        });
+      });
+      expect(expected.get('w1')?.maxTf).toBeGreaterThanOrEqual(12);
+    });
+
     it('saves block metadata with exact bounds (version 3), reads version 1 and 2 files, and saves an unchanged index byte for byte', () => {
       const index = build();
       const bytes = index.serialize();

@@ -122,13 +122,20 @@ export function blockFactors(
   return factors;
 }
 
-/** Computes the block-max metadata of postings (lengths indexed by document number) at `norms`. */
+/**
+ * Computes the block-max metadata of postings (lengths indexed by document number) at `norms`.
+ * With `statistics`, each term's largest tf and shortest length there (by term id: `terms` gives
+ * the id of each term position) also come to cover these postings: this pass reads every
+ * posting's tf and length in order anyway, where the pass that lays postings out would update
+ * them in a random order.
+ */
 export function buildBlocks(
   termStart: Uint32Array,
   postDocs: Uint32Array,
   postTfs: Uint16Array,
   lengths: Uint32Array,
   norms: NormParts,
+  statistics?: { terms: Uint32Array; maxTf: Uint16Array; minLength: Uint32Array },
 ): PostingBlocks {
   const { lengthFree, perLength } = norms;
   const termCount = termStart.length - 1;
@@ -145,6 +152,8 @@ export function buildBlocks(
   let block = 0;
   for (let i = 0; i < termCount; i++) {
     const end = termStart[i + 1] as number;
+    let termLargestTf = 0;
+    let termShortest = Number.POSITIVE_INFINITY;
     for (let from = termStart[i] as number; from < end; from += BLOCK_SIZE, block++) {
       const to = Math.min(end, from + BLOCK_SIZE);
       let largestTf = 0;
@@ -154,6 +163,7 @@ export function buildBlocks(
         const tf = postTfs[p] as number;
         if (tf > largestTf) largestTf = tf;
         const length = lengths[postDocs[p] as number] as number;
+        if (length < termShortest) termShortest = length;
         const ratio = length / tf;
         if (ratio < smallestRatio) smallestRatio = ratio;
         const norm = (lengthFree + perLength * length) / tf;
@@ -164,6 +174,12 @@ export function buildBlocks(
       // Rounded down to float32 (the 1e-6 margin exceeds float32's rounding), so still a bound.
       minLengthPerTf[block] = Math.fround(smallestRatio * (1 - 1e-6));
       minNormPerTf[block] = Math.fround(smallestNorm * (1 - 1e-6));
+      if (largestTf > termLargestTf) termLargestTf = largestTf;
+    }
+    if (statistics !== undefined) {
+      const term = statistics.terms[i] as number;
+      if (termLargestTf > (statistics.maxTf[term] as number)) statistics.maxTf[term] = termLargestTf;
+      if (termShortest < (statistics.minLength[term] as number)) statistics.minLength[term] = termShortest;
     }
   }
   return {
@@ -374,7 +390,6 @@ export class SegmentBuilder {
     const postTfs = new Uint16Array(entries);
     let local = -1;
     let docEnd = 0;
-    let length = 0;
     let base = 0;
     for (let chunk = 0; chunk < this.termChunks.length; chunk++) {
       const termChunk = this.termChunks[chunk] as Uint32Array;
@@ -385,7 +400,6 @@ export class SegmentBuilder {
         while (base + e >= docEnd) {
           local++;
           docEnd = entryStart[local + 1] as number;
-          length = this.lengths[local] as number;
         }
         const term = termChunk[e] as number;
         const tf = tfChunk[e] as number;
@@ -393,8 +407,6 @@ export class SegmentBuilder {
         postDocs[at] = docStart + local;
         postTfs[at] = tf;
         seen[term * 2 + 1] = at + 1;
-        if (tf > (maxTf[term] as number)) maxTf[term] = tf;
-        if (length < (minLength[term] as number)) minLength[term] = length;
       }
       base += used;
     }
@@ -405,7 +417,7 @@ export class SegmentBuilder {
       termStart,
       postDocs,
       postTfs,
-      blocks: buildBlocks(termStart, postDocs, postTfs, lengths, norms),
+      blocks: buildBlocks(termStart, postDocs, postTfs, lengths, norms, { terms, maxTf, minLength }),
     };
   }
 }
