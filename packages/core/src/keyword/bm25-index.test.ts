@@ -187,6 +187,53 @@ describe('BM25Index', () => {
     for (const query of queries(9, 20, 100)) expectSameHits(index.search(query, 10), fresh.search(query, 10));
   });
 
+  it('finds, replaces and removes every document by id after a first batch, and after one that follows the removal of all', () => {
+    const index = new BM25Index({ analyzer: whitespace });
+    const documents = zipfCorpus(31, 300, 80);
+    // A first batch (its map of places becomes the index's map of slots), numeric ids included.
+    index.add([...documents, { id: 7 as unknown as string, text: 'seven w1' }]);
+    expect(index.size).toBe(301);
+    for (const document of documents) expect(index.has(document.id)).toBe(true);
+    expect(index.has('7')).toBe(true);
+    // A second batch: replacements and new ids go into the same map.
+    index.add([
+      { id: 'doc-5', text: 'replacedword' },
+      { id: 'later', text: 'laterword' },
+    ]);
+    expect(index.size).toBe(302);
+    expect(index.search('replacedword', 5).map((hit) => hit.id)).toEqual(['doc-5']);
+    expect(index.remove(['doc-0', 'doc-299', 'later', '7', 'unknown'])).toBe(4);
+    expect([index.has('doc-0'), index.has('doc-1'), index.has('later')]).toEqual([false, true, false]);
+    const fresh = new BM25Index({ analyzer: whitespace });
+    fresh.add([
+      ...documents.slice(1, 299).filter((d) => d.id !== 'doc-5'),
+      { id: 'doc-5', text: 'replacedword' },
+    ]);
+    for (const query of queries(32, 20, 80)) expectSameHits(index.search(query, 10), fresh.search(query, 10));
+
+    // Everything removed and renumbered: the next batch is numbered from slot 0 again.
+    index.remove(documents.map((d) => d.id));
+    index.optimize();
+    expect(index.size).toBe(0);
+    index.add(documents.slice(0, 50));
+    expect(index.size).toBe(50);
+    expect(index.remove(['doc-10', 'doc-60'])).toBe(1);
+    expect(index.has('doc-49')).toBe(true);
+    const again = new BM25Index({ analyzer: whitespace });
+    again.add(documents.slice(0, 50).filter((d) => d.id !== 'doc-10'));
+    for (const query of queries(33, 20, 80)) expectSameHits(index.search(query, 10), again.search(query, 10));
+
+    // Everything removed but not renumbered: no id is left, yet the next batch's slots follow the old ones.
+    index.remove(documents.map((d) => d.id));
+    expect(index.size).toBe(0);
+    index.add(documents.slice(100, 140));
+    expect(index.remove(['doc-100'])).toBe(1);
+    expect([index.has('doc-100'), index.has('doc-139')]).toEqual([false, true]);
+    const third = new BM25Index({ analyzer: whitespace });
+    third.add(documents.slice(101, 140));
+    for (const query of queries(34, 20, 80)) expectSameHits(index.search(query, 10), third.search(query, 10));
+  });
+
   it('honours an accept filter without changing scores', () => {
     const documents = zipfCorpus(10, 500);
     const index = new BM25Index({ analyzer: whitespace });

@@ -1,5 +1,5 @@
 import { IndexFormatError, InvalidArgumentError } from '../errors/index.js';
-import { normalizeChunks } from '../model/index.js';
+import { normalizeChunksWithPlaces } from '../model/normalize-chunk.js';
 import { type Analyzer, defaultAnalyzer, TermKeys } from '../text/index.js';
 import { StringTermKeys } from '../text/term-cache.js';
 import { ensureCapacity } from '../util/growable.js';
@@ -82,7 +82,7 @@ export class BM25Index {
   private minLength: Uint32Array = new Uint32Array(64).fill(0xffffffff);
 
   // Documents: external id <-> slot (slots are never reused until `optimize` renumbers them).
-  private readonly slotOf = new Map<string, number>();
+  private slotOf = new Map<string, number>();
   private ids: Array<string | undefined> = [];
   private lengths: Uint32Array = new Uint32Array(64);
   private norms = new Float64Array(64);
@@ -145,7 +145,7 @@ export class BM25Index {
    * duplicates within the batch): a bad batch throws ChunkValidationError and changes nothing.
    */
   add(documents: Iterable<BM25Document>): void {
-    const batch = normalizeChunks(documents);
+    const { chunks: batch, placeOf } = normalizeChunksWithPlaces(documents);
     if (batch.length === 0) return;
     // Analyse before touching documents or postings, so that a failure leaves the index as it was
     // (new vocabulary entries are harmless: a term no live document holds is never scored). Term
@@ -168,12 +168,17 @@ export class BM25Index {
 
     const docStart = builder.docStart;
     this.ensureDocCapacity(docStart + batch.length);
+    // An index that never held a document numbers the batch from slot 0, so the batch's map of
+    // places is its map of slots: taken as it is rather than built again (a map of 100,000 ids
+    // takes about 60 ms to build).
+    const adopted = docStart === 0 && this.slotOf.size === 0;
+    if (adopted) this.slotOf = placeOf;
     for (let i = 0; i < batch.length; i++) {
       const slot = docStart + i;
       const id = (batch[i] as BM25Document).id;
       const length = builder.lengths[i] as number;
       this.ids[slot] = id;
-      this.slotOf.set(id, slot);
+      if (!adopted) this.slotOf.set(id, slot);
       this.lengths[slot] = length;
       this.totalLength += length;
     }

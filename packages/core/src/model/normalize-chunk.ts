@@ -18,6 +18,17 @@ export function normalizeChunk(input: unknown, index = 0): Chunk {
  * ids within the batch included, and nothing is returned unless all are valid.
  */
 export function normalizeChunks(inputs: Iterable<unknown>): Chunk[] {
+  return normalizeChunksWithPlaces(inputs).chunks;
+}
+
+/**
+ * As `normalizeChunks`, with the map from each chunk's id to its place in `chunks`, which finding
+ * duplicates builds anyway: a caller that needs that map takes it rather than building another.
+ */
+export function normalizeChunksWithPlaces(inputs: Iterable<unknown>): {
+  chunks: Chunk[];
+  placeOf: Map<string, number>;
+} {
   if (
     inputs === null ||
     typeof inputs !== 'object' ||
@@ -52,7 +63,8 @@ export function normalizeChunks(inputs: Iterable<unknown>): Chunk[] {
     index++;
   }
   if (problems.length > 0) throw new ChunkValidationError({ problems });
-  return chunks;
+  // With no problems, every input is a chunk, so its index is its place.
+  return { chunks, placeOf: seen };
 }
 
 function readChunk(input: unknown, index: number): Chunk | ChunkProblem {
