@@ -233,11 +233,17 @@ export function fusePool(
       let values: number[];
       if (count === 0) values = [];
       else {
-        const key = `${l}:${count}:${settings.normalization}`;
-        const cached = cache?.get(key);
+        // The key only where there is a cache: making the string costs more than the rest for short lists.
+        const key = cache === undefined ? undefined : `${l}:${count}:${settings.normalization}`;
+        const cached = key === undefined ? undefined : cache?.get(key);
         values =
-          cached ?? normalizeScores(list.scores.subarray(0, count), settings.normalization, list.lowerBound);
-        if (cached === undefined) cache?.set(key, values);
+          cached ??
+          normalizeScores(
+            count === list.scores.length ? list.scores : list.scores.subarray(0, count),
+            settings.normalization,
+            list.lowerBound,
+          );
+        if (cached === undefined && key !== undefined) cache?.set(key, values);
       }
       normalized.push(values);
       const weight = weights[l] as number;
@@ -334,10 +340,10 @@ export function topCandidates(pool: CandidatePool, scores: Float64Array, k: numb
     return (ids[a] as string) < (ids[b] as string);
   };
   if (k * 4 >= found) {
-    // Most of the candidates are returned: one sort of the found ones.
-    const all = new Int32Array(found);
-    let next = 0;
-    for (let c = 0; c < n; c++) if (scores[c] !== Number.NEGATIVE_INFINITY) all[next++] = c;
+    // Most of the candidates are returned: one sort of the found ones, in a plain array (a typed
+    // array's sort with a comparator, and making one, cost several times as much at this size).
+    const all: number[] = [];
+    for (let c = 0; c < n; c++) if (scores[c] !== Number.NEGATIVE_INFINITY) all.push(c);
     all.sort((a, b) => {
       const sa = scores[a] as number;
       const sb = scores[b] as number;
@@ -346,7 +352,7 @@ export function topCandidates(pool: CandidatePool, scores: Float64Array, k: numb
       const ib = ids[b] as string;
       return ia < ib ? -1 : ia > ib ? 1 : 0;
     });
-    return k >= found ? all : all.slice(0, k);
+    return Int32Array.from(k >= found ? all : all.slice(0, k));
   }
   const capacity = Math.min(k, found);
   // A min-heap (worst at the root) of the best `capacity` so far.
