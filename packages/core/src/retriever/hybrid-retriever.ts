@@ -300,7 +300,7 @@ export class HybridRetriever extends BaseRetriever {
     const fused = fusePool(pool, fusionSettings);
     const top = topCandidates(pool, fused.scores, k);
     // Each returned candidate's position in each branch (-1: not found there), for the hits
-    // returned only: typed arrays, no object per candidate.
+    // returned only: plain arrays, no object per candidate.
     const listCount = pool.lists.length;
     const slotOf = new Array<number>(pool.size).fill(-1);
     for (let i = 0; i < top.length; i++) slotOf[top[i] as number] = i;
