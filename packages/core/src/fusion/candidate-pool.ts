@@ -233,17 +233,14 @@ export function fusePool(
       let values: number[];
       if (count === 0) values = [];
       else {
-        // The key only where there is a cache: making the string costs more than the rest for short lists.
-        const key = cache === undefined ? undefined : `${l}:${count}:${settings.normalization}`;
-        const cached = key === undefined ? undefined : cache?.get(key);
-        values =
-          cached ??
-          normalizeScores(
-            count === list.scores.length ? list.scores : list.scores.subarray(0, count),
-            settings.normalization,
-            list.lowerBound,
-          );
-        if (cached === undefined && key !== undefined) cache?.set(key, values);
+        const scores = count === list.scores.length ? list.scores : list.scores.subarray(0, count);
+        if (cache === undefined) values = normalizeScores(scores, settings.normalization, list.lowerBound);
+        else {
+          // A key only where there is a cache: making the string costs more than the rest for short lists.
+          const key = `${l}:${count}:${settings.normalization}`;
+          values = cache.get(key) ?? normalizeScores(scores, settings.normalization, list.lowerBound);
+          cache.set(key, values);
+        }
       }
       normalized.push(values);
       const weight = weights[l] as number;

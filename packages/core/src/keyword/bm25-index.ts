@@ -168,10 +168,10 @@ export class BM25Index {
 
     const docStart = builder.docStart;
     this.ensureDocCapacity(docStart + batch.length);
-    // An index that never held a document numbers the batch from slot 0, so the batch's map of
-    // places is its map of slots: taken as it is rather than built again (a map of 100,000 ids
-    // takes about 60 ms to build).
-    const adopted = docStart === 0 && this.slotOf.size === 0;
+    // An index with no slots (never written to, or emptied and optimised) numbers the batch from
+    // slot 0, so the batch's map of places is its map of slots: taken as it is rather than built
+    // again (a map of 100,000 ids takes about 60 ms to build).
+    const adopted = docStart === 0;
     if (adopted) this.slotOf = placeOf;
     for (let i = 0; i < batch.length; i++) {
       const slot = docStart + i;
