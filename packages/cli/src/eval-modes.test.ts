@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beirDocumentText, HashEmbedder, luceneEnglishAnalyzer } from '@zerda/core';
+import { beirDocumentText, defaultAnalyzer, HashEmbedder } from '@zerda/core';
 import { loadBeirFolder } from '@zerda/core/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EvalReport } from './commands/eval.js';
@@ -47,7 +47,7 @@ describe('zerda eval --mode', () => {
     expect(hybrid).toMatchObject({ mode: 'hybrid', fusion: 'rrf', runFile });
     expect(hybrid.settings).toEqual({
       depth: 100,
-      keyword: { k1: 0.9, b: 0.4, analyzer: 'lucene-english' },
+      keyword: { preset: 'library', k1: 1.2, b: 0.75, analyzer: 'default' },
       vector: { embedder: 'hash', dimension: 256, metric: 'cosine' },
       hybrid: {
         fusion: 'rrf',
@@ -55,7 +55,8 @@ describe('zerda eval --mode', () => {
         rrfK: 60,
         normalization: 'minmax',
         weights: { keyword: 1, vector: 1 },
-        guard: true,
+        // RRF is RRF: the weak-branch guard belongs to the weighted methods.
+        guard: false,
       },
     });
     const scored = await evalJson(cisi, '--run', runFile);
@@ -127,7 +128,8 @@ describe('zerda eval --embeddings (your own vectors)', () => {
 
   beforeAll(async () => {
     const dataset = await loadBeirFolder(cisi);
-    const embedder = new HashEmbedder({ dimension, analyzer: luceneEnglishAnalyzer });
+    // The library preset's analyser, which the hash embedder of zerda eval takes by default.
+    const embedder = new HashEmbedder({ dimension, analyzer: defaultAnalyzer });
     const docVectors = await embedder.embed(dataset.corpus.map((d) => beirDocumentText(d)));
     const docLines = dataset.corpus.map((d, i) => ({
       _id: d.id,

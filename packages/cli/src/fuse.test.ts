@@ -216,11 +216,13 @@ describe('fusing Zerda runs reproduces the HybridRetriever (CISI)', () => {
   beforeAll(async () => {
     keywordRun = join(tmp, 'cisi-keyword.run');
     vectorRun = join(tmp, 'cisi-vector.run');
-    await runEval({ folder: cisi, mode: 'keyword', depth: branchK, writeRunPath: keywordRun });
-    await runEval({ folder: cisi, mode: 'vector', depth: branchK, writeRunPath: vectorRun });
+    // The pyserini preset: Lucene's analysis with k1 0.9, b 0.4, as the hybrid below is built.
+    const preset = 'pyserini';
+    await runEval({ folder: cisi, preset, mode: 'keyword', depth: branchK, writeRunPath: keywordRun });
+    await runEval({ folder: cisi, preset, mode: 'vector', depth: branchK, writeRunPath: vectorRun });
   }, 120_000);
 
-  /** The hybrid built from core's classes, with the settings `zerda eval` uses by default. */
+  /** The hybrid built from core's classes, with the settings of `zerda eval --preset pyserini`. */
   async function hybridFor(fusion: 'rrf' | 'weighted') {
     const dataset = await loadBeirFolder(cisi);
     const chunks = dataset.corpus.map((d) => ({ id: d.id, text: beirDocumentText(d) }));

@@ -83,7 +83,7 @@ describe('zerda tune', () => {
     // Progress goes to standard error, the report alone to standard output.
     expect(io.err).toMatch(/running the keyword branch/);
     const written = parseFusionConfig(await readFile(out, 'utf8'));
-    expect(written).toMatchObject({ version: 1, bm25: { k1: 0.9, b: 0.4 } });
+    expect(written).toMatchObject({ version: 1, bm25: { k1: 1.2, b: 0.75 } });
     expect(written.description).toMatch(/zerda tune on small: 5-fold held-out nDCG@10/);
 
     // The same seed, the same result; the setting file is what zerda eval reads.

@@ -40,7 +40,8 @@ describe('tuneFusion', () => {
     expect(result.vector.mean).toBeLessThan(0.7);
     expect(result.all.keyword.recall).toBe(1);
     expect(parseFusionConfig(result.config)).toEqual(result.config);
-    expect(result.settings).toBe(2 * (3 * 3 + 1));
+    // The weighted settings with the guard on and off; RRF once, since it takes no guard.
+    expect(result.settings).toBe(2 * 3 * 3 + 1);
     expect(tuneFusion({ queries, qrels, k: 10, folds: 4, seed: 3, grid })).toEqual(result);
     // Another seed, another split of the queries into folds.
     const other = tuneFusion({ queries, qrels, k: 10, folds: 4, seed: 4, grid });

@@ -275,11 +275,13 @@ export function expandGrid(grid: TuningGrid, k: number): GridSetting[] {
           });
         }
       }
+      // RRF is RRF: the guard scales normalised scores only, so RRF settings are tried once, without it.
+      if (guard !== guards[0]) continue;
       for (const rrfK of rrfKs) {
         for (const alpha of rrfAlphas) {
           const weights = { keyword: round(alpha), vector: round(1 - alpha) };
           out.push({
-            config: { version: 1, method: 'rrf', rrfK, weights, depth, guard },
+            config: { version: 1, method: 'rrf', rrfK, weights, depth },
             settings: {
               method: 'rrf',
               normalization: 'minmax',
@@ -288,7 +290,7 @@ export function expandGrid(grid: TuningGrid, k: number): GridSetting[] {
               rrfK,
               rrfBonusWeight: 0.5,
               depth,
-              guard: guard ? DEFAULT_WEAK_BRANCH_GUARD : false,
+              guard: false,
             },
           });
         }

@@ -140,8 +140,10 @@ export interface PoolFusion {
   scores: Float64Array;
   /** Per list, the normalised score of each of its ranks (weighted methods), else empty. */
   normalized: number[][];
-  /** Per list, its weight for this query (after the guard). */
+  /** Per list, its weight in the weighted score for this query (after the guard). */
   weights: number[];
+  /** Per list, its weight in the RRF score: the given weight, never lowered by the guard. */
+  rrfWeights: number[];
   /** Per list, its evidence spread when the guard is on (else NaN). */
   spreads: number[];
   /** Per candidate, the weighted part (for 'weighted+rrf'), else undefined. */
@@ -195,7 +197,11 @@ export function fusePool(
   const lists = pool.lists;
   const depth = settings.depth ?? Number.POSITIVE_INFINITY;
   const counts = lists.map((list) => Math.min(list.candidates.length, depth));
-  const guard = settings.guard === undefined || settings.guard === false ? undefined : settings.guard;
+  // The guard scales the weighted score only: 'rrf' is Σ w / (k + rank) exactly, whatever the setting.
+  const guard =
+    settings.guard === undefined || settings.guard === false || settings.method === 'rrf'
+      ? undefined
+      : settings.guard;
   const guarded = (i: number) => guard !== undefined && settings.guarded?.[i] !== false;
   const spreads = lists.map((list, i) =>
     guarded(i)
@@ -206,6 +212,7 @@ export function fusePool(
     const weight = settings.weights[i] ?? 1;
     return guarded(i) ? weight * guardFactor(spreads[i] as number, guard as WeakBranchGuard) : weight;
   });
+  const rrfWeights = lists.map((_, i) => settings.weights[i] ?? 1);
   // As in `scoreFusion`, the mean is over every list of positive weight, empty ones included.
   let totalWeight = 0;
   for (const weight of weights) totalWeight += weight;
@@ -291,7 +298,7 @@ export function fusePool(
     for (let l = 0; l < lists.length; l++) {
       const list = lists[l] as PoolList;
       const count = counts[l] as number;
-      const weight = weights[l] as number;
+      const weight = rrfWeights[l] as number;
       bestRrf += weight / (k + 1);
       for (let r = 0; r < count; r++) {
         const c = list.candidates[r] as number;
@@ -318,7 +325,7 @@ export function fusePool(
       scores[c] = (((weighted as Float64Array)[c] as number) + bonusWeight * bonus) / (1 + bonusWeight);
     }
   }
-  return { scores, normalized, weights, spreads, weighted, rrf, bestRrf, found: foundCount };
+  return { scores, normalized, weights, rrfWeights, spreads, weighted, rrf, bestRrf, found: foundCount };
 }
 
 /**

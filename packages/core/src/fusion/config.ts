@@ -42,7 +42,11 @@ export interface FusionConfig {
   depth?: number;
   /** The lowest score of each branch's metric, for `theoretical-minmax` (overrides the retriever's). */
   lowerBounds?: Record<string, number>;
-  /** The weak-branch guard: on (default), off, or on with settings. */
+  /**
+   * The weak-branch guard of the weighted methods: on (default), off, or on with settings. It lowers
+   * a branch's weight in the weighted score only; 'rrf' takes none (naming one there is an error),
+   * and in 'weighted+rrf' the RRF bonus keeps the given weights.
+   */
   guard?: boolean | Partial<WeakBranchGuard>;
   /** BM25 settings the fusion was tuned with (read by `zerda eval`; a built index keeps its own). */
   bm25?: { k1: number; b: number };
@@ -194,6 +198,14 @@ export function parseFusionConfig(input: unknown, options: { path?: string } = {
       }
       config.guard = settings;
     }
+    // RRF is Σ w / (k + rank) exactly: a guard there would make it something else.
+    if (config.method === 'rrf' && config.guard !== false) {
+      fail(
+        'guard',
+        guard,
+        `the weak-branch guard scales the weights of normalised scores and method "rrf" has none; remove "guard" (or set it to false), or use method "weighted" or "weighted+rrf"`,
+      );
+    }
   }
   const bm25 = object.bm25;
   if (bm25 !== undefined) {
@@ -214,7 +226,7 @@ export function parseFusionConfig(input: unknown, options: { path?: string } = {
 /** Fills in the defaults of a (checked) fusion setting. */
 export function resolveFusionConfig(config: FusionConfig): ResolvedFusionConfig {
   const guard =
-    config.guard === false
+    config.guard === false || config.method === 'rrf'
       ? false
       : {
           ...DEFAULT_WEAK_BRANCH_GUARD,

@@ -56,6 +56,62 @@ const vectorRanking: Array<[string, number]> = [
 ];
 
 describe('HybridRetriever', () => {
+  it("'rrf' is Σ w / (k + rank) exactly: no guard scales it, and naming one is an error", async () => {
+    // Flat cosine-like scores, which the weighted methods' guard reads as weak evidence.
+    const flat: Array<[string, number]> = [
+      ['a', 0.81],
+      ['b', 0.8],
+      ['c', 0.79],
+    ];
+    const keyword = new FixedRetriever('keyword', flat);
+    const vector = new FixedRetriever('vector', flat);
+    for (const fusion of ['rrf' as const, { version: 1, method: 'rrf' } as const]) {
+      const { hits } = await new HybridRetriever({ keyword, vector, fusion }).retrieve('q', { k: 3 });
+      expect(hits[0]?.chunk.id).toBe('a');
+      expect(hits[0]?.score).toBe(1 / 61 + 1 / 61);
+      expect(hits[2]?.score).toBe(1 / 63 + 1 / 63);
+      expect(hits[0]?.explanation?.components).toEqual({ keyword: 1 / 61, vector: 1 / 61 });
+    }
+    const refused = (make: () => unknown) => {
+      try {
+        make();
+      } catch (error) {
+        return error;
+      }
+      throw new Error('not refused');
+    };
+    const named = refused(
+      () => new HybridRetriever({ keyword, vector, fusion: { version: 1, method: 'rrf', guard: true } }),
+    );
+    expect(FusionConfigError.isInstance(named) && named.key).toBe('guard');
+    const option = refused(
+      () => new HybridRetriever({ keyword, vector, fusion: 'rrf', guard: { minSpread: 0.3 } }),
+    );
+    expect(FusionConfigError.isInstance(option) && option.key).toBe('guard');
+    // Turning it off is allowed, and so is the guard on the weighted methods.
+    expect(
+      () => new HybridRetriever({ keyword, vector, fusion: { version: 1, method: 'rrf', guard: false } }),
+    ).not.toThrow();
+    // In 'weighted+rrf' the guard lowers the weighted part only; the RRF bonus keeps the given weights.
+    const spread = new FixedRetriever('keyword', keywordRanking);
+    const both = await new HybridRetriever({ keyword: spread, vector, fusion: 'weighted+rrf' }).retrieve(
+      'q',
+      {
+        k: 3,
+      },
+    );
+    const a = both.hits.find((hit) => hit.chunk.id === 'a');
+    expect(a?.explanation?.components?.rrfBonus).toBeCloseTo(
+      (0.5 * ((1 / 61 + 1 / 61) / (2 / 61))) / 1.5,
+      12,
+    );
+    const b = both.hits.find((hit) => hit.chunk.id === 'b');
+    expect(b?.explanation?.components?.rrfBonus).toBeCloseTo(
+      (0.5 * ((1 / 62 + 1 / 62) / (2 / 61))) / 1.5,
+      12,
+    );
+  });
+
   it('fuses with RRF exactly as the fusion functions do on the same lists', async () => {
     const hybrid = new HybridRetriever({
       keyword: new FixedRetriever('keyword', keywordRanking),
@@ -117,7 +173,7 @@ describe('HybridRetriever', () => {
     }
   });
 
-  it('over-fetches 2k (at least 20) from each branch and passes the filter to every branch', async () => {
+  it('over-fetches 2k (at least 200) from each branch and passes the filter to every branch', async () => {
     const keyword = new FixedRetriever('keyword', keywordRanking);
     const vector = new FixedRetriever('vector', vectorRanking);
     await new HybridRetriever({ keyword, vector }).retrieve('q', { k: 2, filter: { lang: 'en' } });
@@ -132,8 +188,9 @@ describe('HybridRetriever', () => {
     }
     const counting = new HybridRetriever({ keyword: new Counting('keyword', keywordRanking) });
     await counting.retrieve('q', { k: 3 });
-    await counting.retrieve('q', { k: 15 });
-    expect(seen).toEqual([20, 30]);
+    await counting.retrieve('q', { k: 100 });
+    await counting.retrieve('q', { k: 150 });
+    expect(seen).toEqual([200, 200, 300]);
   });
 
   it('answers from the other branches with a warning when one fails or times out', async () => {

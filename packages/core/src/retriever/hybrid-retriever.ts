@@ -41,8 +41,18 @@ import {
 /** How branch rankings become one: normalised weighted scores, reciprocal ranks, or both. */
 export type HybridFusionMethod = FusionMethod;
 
-/** The fewest candidates a branch fetches by default (see `HybridRetrieverOptions.branchK`). */
-const MIN_DEFAULT_DEPTH = 20;
+/**
+ * The fewest candidates a branch fetches by default (see `HybridRetrieverOptions.branchK`): with
+ * 2k and at least 200, every k up to 100 fuses the same candidates, so the hits for k are the
+ * first k hits for any larger k up to 100.
+ */
+export const MIN_DEFAULT_BRANCH_DEPTH = 200;
+
+/** The default setting with another method; RRF takes no guard (it is Σ w / (k + rank) exactly). */
+function fusionSettingFor(method: HybridFusionMethod): FusionConfig {
+  const { guard, ...rest } = DEFAULT_FUSION_CONFIG_FOR_HYBRID;
+  return method === 'rrf' ? { ...rest, method } : { ...rest, guard, method };
+}
 
 export interface HybridBranch {
   /** The signal's name on hits and in explanations ('keyword', 'vector', 'metadata', ...). */
@@ -85,8 +95,9 @@ export interface HybridRetrieverOptions extends BaseRetrieverOptions {
   rrfBonusWeight?: number;
   /**
    * Candidates each branch fetches: a number (at least k) or a function of k. Default: the
-   * setting's depth, or else 2k and at least 20, so that min-max normalisation sees enough of
-   * each list and the hits for any k up to 10 are the first hits of k = 10.
+   * setting's depth, or else 2k and at least 200 (`MIN_DEFAULT_BRANCH_DEPTH`), so that min-max
+   * normalisation sees enough of each list and the hits for any k up to 100 are the first hits of
+   * k = 100.
    */
   branchK?: number | ((k: number) => number);
   /**
@@ -148,9 +159,7 @@ export class HybridRetriever extends BaseRetriever {
       });
     }
     const config = parseFusionConfig(
-      typeof fusionInput === 'string'
-        ? { ...DEFAULT_FUSION_CONFIG_FOR_HYBRID, method: fusionInput }
-        : fusionInput,
+      typeof fusionInput === 'string' ? fusionSettingFor(fusionInput) : fusionInput,
     );
     const resolved = resolveFusionConfig({
       ...config,
@@ -215,7 +224,8 @@ export class HybridRetriever extends BaseRetriever {
     this.fusion = resolved.method;
     const depth = resolved.depth;
     const branchK =
-      options.branchK ?? (depth === undefined ? (k: number) => Math.max(2 * k, MIN_DEFAULT_DEPTH) : depth);
+      options.branchK ??
+      (depth === undefined ? (k: number) => Math.max(2 * k, MIN_DEFAULT_BRANCH_DEPTH) : depth);
     this.branchK =
       typeof branchK === 'number' ? (k) => Math.max(k, branchK) : (k) => Math.max(k, Math.ceil(branchK(k)));
     this.branchTimeoutMs = options.branchTimeoutMs;
@@ -368,7 +378,7 @@ export class HybridRetriever extends BaseRetriever {
       if (r < 0) continue;
       const list = pool.lists[l] as PoolList;
       const weight = fused.weights[l] as number;
-      const rrfPart = weight / (settings.rrfK + r + 1);
+      const rrfPart = (fused.rrfWeights[l] as number) / (settings.rrfK + r + 1);
       const normalized = method === 'rrf' ? 0 : (fused.normalized[l]?.[r] as number);
       const part = settings.combination === 'arithmetic' ? (weight / totalWeight) * normalized : normalized;
       if (method === 'rrf') components[list.name] = rrfPart;

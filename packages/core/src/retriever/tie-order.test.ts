@@ -4,7 +4,7 @@ import { KeywordRetriever } from '../keyword/index.js';
 import type { Chunk } from '../model/index.js';
 import { Reranker } from '../rerank/index.js';
 import type { Embedder } from '../vector/index.js';
-import { InMemoryVectorStore, selectTopK, VectorRetriever } from '../vector/index.js';
+import { HashEmbedder, InMemoryVectorStore, selectTopK, VectorRetriever } from '../vector/index.js';
 import type { BaseRetriever } from './base-retriever.js';
 import { HybridRetriever } from './hybrid-retriever.js';
 
@@ -83,7 +83,7 @@ describe('the hits for k are the first k hits for any larger k, with many tied s
           });
           await expectPrefixes(hybrid, query, maxK);
         }
-        // The default depth (2k, at least 20) is the same for every k up to 10.
+        // The default depth (2k, at least 200) is the same for every k up to 100.
         await expectPrefixes(new HybridRetriever({ keyword, vector }), query, Math.min(10, chunks.length));
       }),
       { numRuns: 40 },
@@ -118,6 +118,62 @@ describe('the hits for k are the first k hits for any larger k, with many tied s
           expect(Array.from(top.indices, (i) => ids[i])).toEqual(expected);
         },
       ),
+    );
+  });
+});
+
+describe('the default depth serves one ranking for every k up to 100', () => {
+  const vocabulary = [
+    'solar',
+    'wind',
+    'power',
+    'grid',
+    'panel',
+    'storage',
+    'turbine',
+    'sun',
+    'energy',
+    'cell',
+  ];
+  const largeCorpus = fc
+    .tuple(fc.integer({ min: 130, max: 220 }), fc.integer({ min: 0, max: 1_000_000 }))
+    .map(([size, seed]): Chunk[] => {
+      let state = seed;
+      const next = () => {
+        state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
+        return state;
+      };
+      return Array.from({ length: size }, (_, i) => ({
+        id: `c${(next() % 100_000).toString(36)}-${i}`,
+        text: Array.from({ length: 2 + (next() % 9) }, () => vocabulary[next() % vocabulary.length]).join(
+          ' ',
+        ),
+      }));
+    });
+
+  it('keyword, vector and the default hybrid (2k, at least 200 per branch)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        largeCorpus,
+        fc.constantFrom('solar wind power', 'grid storage', 'sun'),
+        async (chunks, query) => {
+          const keyword = new KeywordRetriever();
+          keyword.add(chunks);
+          // Scores that vary with each text, so a list's min-max range moves with its depth.
+          const embedder = new HashEmbedder({ dimension: 64 });
+          const store = new InMemoryVectorStore({ embedder, metric: 'cosine' });
+          await store.add(chunks);
+          const vector = new VectorRetriever({ store, embedder });
+          for (const retriever of [keyword, vector, new HybridRetriever({ keyword, vector })]) {
+            const full = (await retriever.retrieve(query, { k: 100 })).hits.map((hit) => hit.chunk.id);
+            for (const k of [1, 2, 5, 10, 17, 40, 64, 99]) {
+              const hits = (await retriever.retrieve(query, { k })).hits.map((hit) => hit.chunk.id);
+              expect(hits, `${retriever.name} k=${k}`).toEqual(full.slice(0, k));
+            }
+          }
+        },
+      ),
+      { numRuns: 12 },
     );
   });
 });

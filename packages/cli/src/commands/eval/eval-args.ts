@@ -8,9 +8,11 @@ import { evalHelp, formatEvalReport } from './eval-format.js';
 import {
   type DetailedEvaluation,
   EVAL_DEFAULTS,
+  EVAL_PRESETS,
   type EvalAnalyzerName,
   type EvalMode,
   type EvalOptions,
+  type EvalPresetName,
   type EvalReport,
   evalAnalyzers,
   evalFusions,
@@ -29,6 +31,7 @@ export async function evalCommand(argv: string[], io: CliIo): Promise<number> {
     argv,
     {
       mode: { type: 'string' },
+      preset: { type: 'string' },
       k1: { type: 'string' },
       b: { type: 'string' },
       analyzer: { type: 'string' },
@@ -70,6 +73,7 @@ export async function evalCommand(argv: string[], io: CliIo): Promise<number> {
   if (values.run !== undefined) {
     const retrievalFlags = [
       'mode',
+      'preset',
       'k1',
       'b',
       'analyzer',
@@ -110,7 +114,14 @@ export async function evalCommand(argv: string[], io: CliIo): Promise<number> {
   if (!evalModes.includes(mode as EvalMode)) {
     throw new UsageError(`unknown mode '${mode}': expected ${evalModes.join(', ')}`, evalHelp);
   }
-  const analyzer = values.analyzer ?? EVAL_DEFAULTS.analyzer;
+  const preset = values.preset ?? EVAL_DEFAULTS.preset;
+  if (!Object.hasOwn(EVAL_PRESETS, preset)) {
+    throw new UsageError(
+      `unknown preset '${preset}': expected ${Object.keys(EVAL_PRESETS).join(' or ')}`,
+      evalHelp,
+    );
+  }
+  const analyzer = values.analyzer ?? EVAL_PRESETS[preset as EvalPresetName].analyzer;
   if (!(analyzer in evalAnalyzers)) {
     throw new UsageError(
       `unknown analyzer '${analyzer}': expected ${Object.keys(evalAnalyzers).join(' or ')}`,
@@ -171,6 +182,7 @@ export async function evalCommand(argv: string[], io: CliIo): Promise<number> {
   const options: EvalOptions = {
     folder,
     mode: mode as EvalMode,
+    preset: preset as EvalPresetName,
     k1: readNumber(values.k1, 'k1', evalHelp, { min: 0 }),
     b: readNumber(values.b, 'b', evalHelp, { min: 0, max: 1 }),
     depth,

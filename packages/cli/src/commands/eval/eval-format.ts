@@ -1,4 +1,4 @@
-import { EVAL_DEFAULTS, type EvalReport, evalAnalyzers, evalFusions } from './eval-run.js';
+import { EVAL_DEFAULTS, EVAL_PRESETS, type EvalReport, evalAnalyzers, evalFusions } from './eval-run.js';
 
 /* `zerda eval`, formatting: the readable table of a report, and the help. */
 
@@ -13,8 +13,13 @@ export function formatEvalReport(report: EvalReport): string {
   ];
   if (settings.run) rows.push(['run', settings.run]);
   if (settings.keyword) {
-    const { k1, b, analyzer } = settings.keyword;
-    rows.push(['BM25', `k1=${k1} b=${b}, analyzer ${analyzer}`]);
+    const { preset, k1, b, analyzer } = settings.keyword;
+    const own = EVAL_PRESETS[preset];
+    const fromPreset = own.k1 === k1 && own.b === b && own.analyzer === analyzer;
+    rows.push([
+      'BM25',
+      `k1=${k1} b=${b}, analyzer ${analyzer} (${fromPreset ? `preset ${preset}` : `preset ${preset}, overridden`})`,
+    ]);
   }
   if (settings.vector) {
     const v = settings.vector;
@@ -29,7 +34,7 @@ export function formatEvalReport(report: EvalReport): string {
     const h = settings.hybrid;
     rows.push([
       'fusion',
-      `${h.fusion}${h.fusion === 'rrf' ? '' : ` (${h.normalization})`}, ${h.branchK} candidates per branch, weights keyword ${h.weights.keyword} vector ${h.weights.vector}${h.fusion === 'weighted' ? '' : `, RRF k=${h.rrfK}`}, weak-branch guard ${h.guard ? 'on' : 'off'}${h.configFile ? `, from ${h.configFile}` : ''}`,
+      `${h.fusion}${h.fusion === 'rrf' ? '' : ` (${h.normalization})`}, ${h.branchK} candidates per branch, weights keyword ${h.weights.keyword} vector ${h.weights.vector}${h.fusion === 'weighted' ? '' : `, RRF k=${h.rrfK}`}, ${h.fusion === 'rrf' ? 'no guard (RRF)' : `weak-branch guard ${h.guard ? 'on' : 'off'}`}${h.configFile ? `, from ${h.configFile}` : ''}`,
     ]);
   }
   if (settings.depth !== undefined) rows.push(['depth', String(settings.depth)]);
@@ -68,9 +73,13 @@ Modes:
 
 Options:
   --mode <m>               keyword | vector | hybrid (default ${EVAL_DEFAULTS.mode})
-  --k1 <n>                 BM25 term-frequency saturation (default ${EVAL_DEFAULTS.k1})
-  --b <n>                  BM25 length normalisation, 0 to 1 (default ${EVAL_DEFAULTS.b})
-  --analyzer <name>        ${Object.keys(evalAnalyzers).join(' | ')} (default ${EVAL_DEFAULTS.analyzer}); BM25's, and
+  --preset <name>          BM25 settings by name: library (default: what Zerda serves, k1
+                           ${EVAL_PRESETS.library.k1}, b ${EVAL_PRESETS.library.b}, the ${EVAL_PRESETS.library.analyzer} analyser) or pyserini (Anserini's
+                           for BEIR: k1 ${EVAL_PRESETS.pyserini.k1}, b ${EVAL_PRESETS.pyserini.b}, ${EVAL_PRESETS.pyserini.analyzer}); --k1, --b and
+                           --analyzer override it
+  --k1 <n>                 BM25 term-frequency saturation (default: the preset's)
+  --b <n>                  BM25 length normalisation, 0 to 1 (default: the preset's)
+  --analyzer <name>        ${Object.keys(evalAnalyzers).join(' | ')} (default: the preset's); BM25's, and
                            the hash embedder's
   --depth <n>              documents retrieved per query (default ${EVAL_DEFAULTS.depth})
   --embeddings <file>      your own vectors, JSON lines {"_id": "...", "vector": [...]}: one line

@@ -5,6 +5,8 @@ import {
   type BaseRetriever,
   type BeirDataset,
   DatasetError,
+  DEFAULT_B,
+  DEFAULT_K1,
   DEFAULT_METRICS,
   evaluateRun,
   type FusionConfig,
@@ -47,14 +49,28 @@ export const evalModes: readonly EvalMode[] = ['keyword', 'vector', 'hybrid'];
 export const evalFusions: readonly HybridFusionMethod[] = ['rrf', 'weighted', 'weighted+rrf'];
 
 /**
- * Anserini's BM25 settings for BEIR (the README's first reference column); the hash embedder's
- * dimension; the HybridRetriever's own default fusion.
+ * Named BM25 settings: `library`, what Zerda serves by default (`BM25Index`'s k1 and b, the
+ * default analyser), so that an evaluation measures what an application gets; `pyserini`,
+ * Anserini's settings for BEIR (k1 0.9, b 0.4, Lucene's English analysis: the collections'
+ * first reference column).
+ */
+export const EVAL_PRESETS = {
+  library: { k1: DEFAULT_K1, b: DEFAULT_B, analyzer: 'default' },
+  pyserini: { k1: 0.9, b: 0.4, analyzer: 'lucene-english' },
+} as const satisfies Record<string, { k1: number; b: number; analyzer: EvalAnalyzerName }>;
+
+export type EvalPresetName = keyof typeof EVAL_PRESETS;
+
+/**
+ * The library's BM25 settings (the `library` preset); the hash embedder's dimension; the
+ * HybridRetriever's own default fusion.
  */
 export const EVAL_DEFAULTS = {
-  k1: 0.9,
-  b: 0.4,
+  preset: 'library',
+  k1: EVAL_PRESETS.library.k1,
+  b: EVAL_PRESETS.library.b,
   depth: 100,
-  analyzer: 'lucene-english',
+  analyzer: EVAL_PRESETS.library.analyzer,
   mode: 'keyword',
   fusion: 'weighted',
   hashDimension: 256,
@@ -66,11 +82,13 @@ export interface EvalOptions {
   folder: string;
   /** 'keyword' (default), 'vector' or 'hybrid'. */
   mode?: EvalMode;
-  /** BM25 term-frequency saturation (default 0.9). */
+  /** Named BM25 settings (default 'library', what Zerda serves); `k1`, `b` and `analyzer` override it. */
+  preset?: EvalPresetName;
+  /** BM25 term-frequency saturation (default: the preset's; 1.2 for 'library'). */
   k1?: number;
-  /** BM25 length normalisation (default 0.4). */
+  /** BM25 length normalisation (default: the preset's; 0.75 for 'library'). */
   b?: number;
-  /** An analyser name or an Analyzer (default 'lucene-english'); also the hash embedder's. */
+  /** An analyser name or an Analyzer (default: the preset's; 'default' for 'library'); also the hash embedder's. */
   analyzer?: EvalAnalyzerName | Analyzer;
   /** Documents retrieved per query (default 100; Recall@100 needs at least 100). */
   depth?: number;
@@ -114,8 +132,8 @@ export interface EvalOptions {
 export interface EvalSettings {
   /** Documents retrieved per query. */
   depth?: number;
-  /** BM25 (keyword and hybrid modes). */
-  keyword?: { k1: number; b: number; analyzer: string };
+  /** BM25 (keyword and hybrid modes), with the preset its defaults came from. */
+  keyword?: { preset: EvalPresetName; k1: number; b: number; analyzer: string };
   /** The vectors (vector and hybrid modes). */
   vector?: VectorSettings;
   /** The fusion (hybrid mode). */
@@ -196,10 +214,17 @@ export async function runEvalDetailed(
 ): Promise<DetailedEvaluation> {
   const mode = options.mode ?? EVAL_DEFAULTS.mode;
   if (!evalModes.includes(mode)) throw new UsageError(`unknown mode '${mode}'`);
-  const k1 = options.k1 ?? options.fusionConfig?.bm25?.k1 ?? EVAL_DEFAULTS.k1;
-  const b = options.b ?? options.fusionConfig?.bm25?.b ?? EVAL_DEFAULTS.b;
+  const presetName = options.preset ?? EVAL_DEFAULTS.preset;
+  const preset = EVAL_PRESETS[presetName];
+  if (preset === undefined) {
+    throw new UsageError(
+      `unknown preset '${presetName}': expected ${Object.keys(EVAL_PRESETS).join(' or ')}`,
+    );
+  }
+  const k1 = options.k1 ?? options.fusionConfig?.bm25?.k1 ?? preset.k1;
+  const b = options.b ?? options.fusionConfig?.bm25?.b ?? preset.b;
   const depth = options.depth ?? EVAL_DEFAULTS.depth;
-  const analyzerOption = options.analyzer ?? EVAL_DEFAULTS.analyzer;
+  const analyzerOption = options.analyzer ?? preset.analyzer;
   const analyzer = typeof analyzerOption === 'string' ? evalAnalyzers[analyzerOption]() : analyzerOption;
   const analyzerName = typeof analyzerOption === 'string' ? analyzerOption : analyzerOption.name;
 
@@ -217,7 +242,7 @@ export async function runEvalDetailed(
   const chunks = collectionChunks(dataset);
   const settings: EvalSettings = { depth };
   const keyword = mode === 'vector' ? undefined : buildKeywordRetriever(chunks, { analyzer, k1, b });
-  if (keyword) settings.keyword = { k1, b, analyzer: analyzerName };
+  if (keyword) settings.keyword = { preset: presetName, k1, b, analyzer: analyzerName };
   let vector: BaseRetriever | undefined;
   if (mode !== 'keyword') {
     const built = await buildVectorRetriever(

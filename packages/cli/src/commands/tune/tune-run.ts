@@ -16,13 +16,14 @@ import { loadBeirFolder } from '@zerda/core/node';
 import { namedAnalyzers } from '../../analyzers.js';
 import { buildKeywordRetriever, buildVectorRetriever, collectionChunks } from '../../collection.js';
 import { UsageError } from '../../io.js';
+import { EVAL_PRESETS } from '../eval/eval-run.js';
 
-/** Defaults of `zerda tune`: `zerda eval`'s BM25 and hash embedder, 5 folds, seed 1. */
+/** Defaults of `zerda tune`: `zerda eval`'s BM25 (the library's settings) and hash embedder, 5 folds, seed 1. */
 export const TUNE_DEFAULTS = {
-  k1: 0.9,
-  b: 0.4,
+  k1: EVAL_PRESETS.library.k1,
+  b: EVAL_PRESETS.library.b,
   depth: 100,
-  analyzer: 'lucene-english',
+  analyzer: EVAL_PRESETS.library.analyzer,
   hashDimension: 256,
   folds: 5,
   seed: 1,
