@@ -46,7 +46,7 @@ export type HybridFusionMethod = FusionMethod;
  * 2k and at least 200, every k up to 100 fuses the same candidates, so the hits for k are the
  * first k hits for any larger k up to 100.
  */
-export const MIN_DEFAULT_BRANCH_DEPTH = 200;
+const MIN_DEFAULT_BRANCH_DEPTH = 200;
 
 /** The default setting with another method; RRF takes no guard (it is Σ w / (k + rank) exactly). */
 function fusionSettingFor(method: HybridFusionMethod): FusionConfig {
